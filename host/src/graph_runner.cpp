@@ -1,0 +1,312 @@
+#include "graph_runner.hpp"
+
+#include <oneapi/tbb/flow_graph.h>
+#include <oneapi/tbb/task_group.h>
+
+#include <algorithm>
+#include <chrono>
+#include <fmt/format.h>
+#include <mutex>
+#include <spdlog/spdlog.h>
+#include <thread>
+
+#include "host_services_impl.hpp"
+
+namespace cann_debug::host {
+
+namespace flow = oneapi::tbb::flow;
+using Clock = std::chrono::steady_clock;
+
+std::string RuntimeError::to_string() const {
+  std::string where_s = where.file;
+  if (where.line > 0) where_s += fmt::format(":{}:{}", where.line, std::max(where.column, 1));
+  return fmt::format("{}: error: {}: {} failed: {}", where_s, component, phase, message);
+}
+
+namespace {
+
+struct Delivery {
+  Envelope envelope;
+  std::size_t port = 0;
+};
+
+struct Node;
+struct Target {
+  Node* node;
+  std::size_t port;
+};
+
+class NodeEmitter : public Emitter {
+ public:
+  NodeEmitter(Node& self, GraphRunner::Impl& runner, bool blocking) : self_(self), runner_(runner), blocking_(blocking) {}
+  void emit(std::size_t port, Envelope envelope) override;
+  void set_blocking(bool b) { blocking_ = b; }
+
+ private:
+  Node& self_;
+  GraphRunner::Impl& runner_;
+  bool blocking_;
+};
+
+struct Node {
+  std::size_t index = 0;
+  std::string id;
+  SourceRef where;
+  const Manifest* manifest = nullptr;
+  bool source = false;
+  std::unique_ptr<ComponentServices> services;
+  std::unique_ptr<Component> component;
+  std::vector<std::vector<Target>> outputs;  // per output port
+  std::vector<Node*> downstream;             // every node reachable from this one (sources: back-pressure)
+  std::unique_ptr<flow::function_node<Delivery, flow::continue_msg>> body;
+  std::unique_ptr<NodeEmitter> emitter;
+  std::atomic<std::int64_t> queued{0};
+  std::atomic<std::int64_t> max_queued{0};
+  std::atomic<std::uint64_t> received{0};
+  std::atomic<std::uint64_t> emitted{0};
+  std::atomic<std::int64_t> busy_ns{0};
+  bool started = false;
+};
+
+}  // namespace
+
+struct GraphRunner::Impl {
+  const PipelinePlan& plan;
+  RunOptions options;
+  RunClock clock;
+  std::atomic<bool> cancelled{false};
+  oneapi::tbb::task_group_context context;
+  flow::graph graph{context};
+  std::vector<std::unique_ptr<Node>> nodes;
+  std::mutex errors_mu;
+  std::vector<RuntimeError> errors;
+
+  Impl(const PipelinePlan& p, RunOptions o) : plan(p), options(o) {
+    if (options.queue_capacity == 0) options.queue_capacity = plan.document.queue_capacity;
+    if (options.idle_interval_ns == 0) options.idle_interval_ns = plan.document.idle_interval_ns;
+  }
+
+  int interrupt_level() const { return options.interrupt ? options.interrupt->load(std::memory_order_relaxed) : 0; }
+
+  void fail(Node& n, const char* phase, std::string message) {
+    {
+      std::lock_guard lock(errors_mu);
+      errors.push_back({n.id, n.where, phase, std::move(message)});
+    }
+    cancel();
+  }
+  void cancel() {
+    if (!cancelled.exchange(true)) context.cancel_group_execution();
+  }
+
+  // Every call into plugin code goes through here: exceptions are copied into host-owned errors
+  // inside the call, so none crosses the package boundary alive.
+  template <typename F>
+  bool guarded(Node& n, const char* phase, F&& f) {
+    try {
+      f();
+      return true;
+    } catch (const std::exception& e) {
+      fail(n, phase, e.what());
+    } catch (...) {
+      fail(n, phase, "unknown exception");
+    }
+    return false;
+  }
+
+  bool room_for(const Node& source) const {
+    for (const Node* d : source.downstream)
+      if (d->queued.load(std::memory_order_relaxed) >= static_cast<std::int64_t>(options.queue_capacity)) return false;
+    return true;
+  }
+
+  void wait_for_room(const Node& source) {
+    int spins = 0;
+    while (!room_for(source) && !cancelled.load(std::memory_order_relaxed) && interrupt_level() < 2) {
+      if (++spins < 64) std::this_thread::yield();
+      else std::this_thread::sleep_for(std::chrono::microseconds(50));
+    }
+  }
+
+  bool build() {
+    const std::size_t n = plan.components.size();
+    nodes.reserve(n);
+    for (std::size_t i = 0; i < n; ++i) {
+      const auto& pc = plan.components[i];
+      auto node = std::make_unique<Node>();
+      node->index = i;
+      node->id = pc.id;
+      node->where = pc.where;
+      node->manifest = &pc.manifest();
+      node->source = is_source(pc.manifest().kind);
+      node->outputs.resize(pc.manifest().outputs.size());
+      node->services = std::make_unique<ComponentServices>(pc.id, clock, cancelled);
+      node->emitter = std::make_unique<NodeEmitter>(*node, *this, node->source);
+      nodes.push_back(std::move(node));
+    }
+    for (const auto& l : plan.links) nodes[l.from]->outputs[l.from_port].push_back({nodes[l.to].get(), l.to_port});
+    for (auto& node : nodes) {
+      std::vector<bool> seen(n, false);
+      std::vector<Node*> stack{node.get()};
+      while (!stack.empty()) {
+        Node* v = stack.back();
+        stack.pop_back();
+        for (const auto& port : v->outputs)
+          for (const auto& t : port)
+            if (!seen[t.node->index]) {
+              seen[t.node->index] = true;
+              node->downstream.push_back(t.node);
+              stack.push_back(t.node);
+            }
+      }
+    }
+    for (std::size_t i = 0; i < n; ++i) {
+      Node& node = *nodes[i];
+      const auto& pc = plan.components[i];
+      CreateContext ctx{pc.id, node.services.get()};
+      if (!guarded(node, "create", [&] { node.component = pc.entry->factory->create(ctx, pc.config); })) return false;
+      if (!node.component) {
+        fail(node, "create", "the factory returned no component");
+        return false;
+      }
+      if (node.source) continue;
+      const Concurrency& c = node.manifest->concurrency;
+      std::size_t concurrency = c.limit;
+      if (c.mode == Concurrency::Mode::kSerial) concurrency = flow::serial;
+      if (c.mode == Concurrency::Mode::kReentrant) concurrency = flow::unlimited;
+      Node* self = &node;
+      node.body = std::make_unique<flow::function_node<Delivery, flow::continue_msg>>(
+          graph, concurrency, [this, self](const Delivery& d) {
+            if (!cancelled.load(std::memory_order_relaxed)) {
+              self->received.fetch_add(1, std::memory_order_relaxed);
+              auto t0 = Clock::now();
+              guarded(*self, "process", [&] { self->component->process(d.envelope, d.port, *self->emitter); });
+              self->busy_ns.fetch_add((Clock::now() - t0).count(), std::memory_order_relaxed);
+            }
+            self->queued.fetch_sub(1, std::memory_order_relaxed);
+            return flow::continue_msg();
+          });
+    }
+    return true;
+  }
+
+  void source_loop(Node& node, Clock::time_point deadline) {
+    const bool timed = options.duration_ns > 0;
+    while (!cancelled.load(std::memory_order_relaxed) && interrupt_level() == 0 && !(timed && Clock::now() >= deadline)) {
+      PollResult r = PollResult::kDone;
+      auto t0 = Clock::now();
+      bool ok = guarded(node, "poll", [&] { r = node.component->poll(*node.emitter); });
+      node.busy_ns.fetch_add((Clock::now() - t0).count(), std::memory_order_relaxed);
+      if (!ok || r == PollResult::kDone) break;
+      if (r == PollResult::kIdle) {
+        std::int64_t wait = node.component->idle_interval_ns();
+        if (wait <= 0) wait = options.idle_interval_ns;
+        auto until = Clock::now() + std::chrono::nanoseconds(wait);
+        if (timed) until = std::min(until, deadline);
+        while (Clock::now() < until && !cancelled.load(std::memory_order_relaxed) && interrupt_level() == 0)
+          std::this_thread::sleep_for(std::min<Clock::duration>(until - Clock::now(), std::chrono::milliseconds(20)));
+      }
+    }
+    graph.release_wait();
+  }
+
+  void wait_graph() {
+    try {
+      graph.wait_for_all();
+    } catch (const std::exception& e) {
+      // Bodies catch everything; this is the graph itself failing.
+      std::lock_guard lock(errors_mu);
+      errors.push_back({"(graph)", {}, "run", e.what()});
+      cancelled = true;
+    }
+  }
+
+  RunReport run() {
+    RunReport report;
+    auto t0 = Clock::now();
+    if (build()) {
+      // Consumers start before producers.
+      bool started_all = true;
+      for (auto it = plan.topological_order.rbegin(); it != plan.topological_order.rend(); ++it) {
+        Node& node = *nodes[*it];
+        if (!guarded(node, "start", [&] { node.component->start(); })) {
+          started_all = false;
+          break;
+        }
+        node.started = true;
+      }
+      if (started_all) {
+        std::vector<std::thread> threads;
+        auto deadline = Clock::now() + std::chrono::nanoseconds(options.duration_ns);
+        for (auto& node : nodes)
+          if (node->source) {
+            graph.reserve_wait();
+            threads.emplace_back([this, n = node.get(), deadline] { source_loop(*n, deadline); });
+          }
+        wait_graph();  // returns once every source released its wait and the graph is idle
+        for (auto& t : threads) t.join();
+        // End of stream: flush upstream first, draining after each, so buffered state reaches consumers
+        // before they flush.
+        for (std::size_t i : plan.topological_order) {
+          if (cancelled) break;
+          Node& node = *nodes[i];
+          node.emitter->set_blocking(false);
+          guarded(node, "flush", [&] { node.component->flush(*node.emitter); });
+          wait_graph();
+        }
+      }
+      for (std::size_t i : plan.topological_order) {
+        Node& node = *nodes[i];
+        if (node.component && node.started) guarded(node, "stop", [&] { node.component->stop(); });
+      }
+    }
+    report.seconds = std::chrono::duration<double>(Clock::now() - t0).count();
+    report.interrupted = interrupt_level() > 0;
+    report.cancelled = cancelled.load();
+    report.errors = errors;
+    report.ok = errors.empty();
+    for (const auto& node : nodes)
+      report.nodes.push_back({node->id, node->source ? 0 : node->received.load(), node->emitted.load(),
+                              node->max_queued.load(), static_cast<double>(node->busy_ns.load()) * 1e-9});
+    return report;
+  }
+
+  ~Impl() {
+    wait_graph();
+    // Nodes before components, components (plugin code) before anything else the plugins gave us.
+    for (auto& node : nodes) node->body.reset();
+    for (auto it = plan.topological_order.rbegin(); it != plan.topological_order.rend(); ++it)
+      if (*it < nodes.size()) nodes[*it]->component.reset();
+    nodes.clear();
+  }
+};
+
+void NodeEmitter::emit(std::size_t port, Envelope envelope) {
+  if (port >= self_.outputs.size())
+    throw std::out_of_range(fmt::format("emitted on output port {}, but '{}' declares {} output port(s)", port,
+                                        self_.manifest->type, self_.outputs.size()));
+  const std::string& declared = self_.manifest->outputs[port].produces;
+  if (envelope.type_id() != declared)
+    throw std::logic_error(fmt::format("emitted a '{}' message on output port '{}', which is declared to produce '{}'",
+                                       envelope.type_id(), self_.manifest->outputs[port].name, declared));
+  if (blocking_) runner_.wait_for_room(self_);
+  envelope.set_source(self_.id);
+  self_.emitted.fetch_add(1, std::memory_order_relaxed);
+  auto& targets = self_.outputs[port];
+  for (std::size_t i = 0; i < targets.size(); ++i) {
+    Node& target = *targets[i].node;
+    std::int64_t q = target.queued.fetch_add(1, std::memory_order_relaxed) + 1;
+    std::int64_t prev = target.max_queued.load(std::memory_order_relaxed);
+    while (q > prev && !target.max_queued.compare_exchange_weak(prev, q, std::memory_order_relaxed)) {
+    }
+    if (i + 1 == targets.size()) target.body->try_put(Delivery{std::move(envelope), targets[i].port});
+    else target.body->try_put(Delivery{envelope, targets[i].port});
+  }
+}
+
+GraphRunner::GraphRunner(const PipelinePlan& plan, RunOptions options)
+    : impl_(std::make_unique<Impl>(plan, options)) {}
+GraphRunner::~GraphRunner() = default;
+RunReport GraphRunner::run() { return impl_->run(); }
+
+}  // namespace cann_debug::host

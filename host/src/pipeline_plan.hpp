@@ -1,0 +1,48 @@
+// A validated pipeline: every component resolved to a factory with converted options, every link
+// checked for existence, direction and message type, and a topological order.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "cann_debug/options.hpp"
+#include "diagnostic.hpp"
+#include "pipeline_document.hpp"
+#include "plugin_registry.hpp"
+
+namespace cann_debug::host {
+
+struct PlannedComponent {
+  std::string id;
+  SourceRef where;
+  const ComponentEntry* entry = nullptr;
+  Config config;
+  const Manifest& manifest() const { return entry->manifest(); }
+};
+
+struct PlannedLink {
+  std::size_t from = 0, from_port = 0;  // component index, output port index
+  std::size_t to = 0, to_port = 0;      // component index, input port index
+  std::string message_type;
+  std::string text;
+  SourceRef where;
+};
+
+struct PipelinePlan {
+  PipelineDocument document;
+  std::vector<PlannedComponent> components;
+  std::vector<PlannedLink> links;
+  std::vector<std::size_t> topological_order;  // producers before consumers
+};
+
+struct PlanOptions {
+  bool probe = true;  // ask each factory whether it can run here
+};
+
+/// Validates in the documented order (types, options, plugin validate, probe, links, cycles), reporting
+/// every problem. Returns a plan only when there is no error.
+std::optional<PipelinePlan> plan_pipeline(const PipelineDocument& doc, const PluginRegistry& registry,
+                                          Diagnostics& diags, const PlanOptions& options = {});
+
+}  // namespace cann_debug::host

@@ -1,0 +1,177 @@
+// The message types of the core pipeline. Each is a plain struct with a versioned id and a JSON form
+// (to_json/from_json, defined in the SDK library). Within a major version changes are additive only.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "cann_debug/message.hpp"
+
+namespace cann_debug {
+
+using Labels = std::map<std::string, std::string>;
+
+// ---- metric.batch/1: samples of named numeric series --------------------------------------------------
+struct MetricPoint {
+  std::string name;  // <domain>.<quantity>[.<qualifier>], e.g. "host.cpu.utilization"
+  std::string unit;  // e.g. "ratio", "bytes", "bytes/s", "count/s", "celsius"
+  double value = 0.0;
+  CorrelationKey key;  // key.timestamp_ns is the sample time
+  Labels labels;       // node, device, link, port, rank, cpu, ... and the vendor's own counter name
+};
+struct MetricBatch {
+  static constexpr std::string_view type_id = "metric.batch/1";
+  std::vector<MetricPoint> points;
+};
+
+// ---- event.batch/1: timed events (trace slices, instants, counters) ----------------------------------
+struct Event {
+  std::string name;
+  std::string category;  // e.g. "kernel", "cpu_op", "gpu_memcpy", "user_annotation"
+  char phase = 'X';      // Chrome trace phase: X (complete), i (instant), C (counter), ...
+  TimestampNs start_ns = kNoTimestamp;
+  std::int64_t duration_ns = 0;
+  CorrelationKey key;
+  std::int64_t pid = -1;
+  std::int64_t tid = -1;  // thread, or stream for device events
+  nlohmann::json args;    // the source's own arguments, kept as they were
+};
+struct EventBatch {
+  static constexpr std::string_view type_id = "event.batch/1";
+  std::string source_path;
+  std::vector<Event> events;
+};
+
+// ---- record.batch/1: rows of a log (one object per step, request, epoch, ...) ------------------------
+struct Record {
+  CorrelationKey key;
+  std::int64_t line = 0;  // 1-based line (or row) in the source file; 0 if not from a file
+  nlohmann::json fields;  // every field of the row, unknown ones included
+};
+struct RecordBatch {
+  static constexpr std::string_view type_id = "record.batch/1";
+  std::string source_path;
+  std::vector<Record> records;
+  /// True when the source ended in an error: these records are good, but later ones were not read.
+  bool partial = false;
+  std::string error;  // what stopped the reader, with file and line or byte offset
+};
+
+// ---- feature.set/1: named numbers with a unit and references to their evidence -----------------------
+struct EvidenceRef {
+  std::string kind;  // "step", "steps", "operator", "rank", "link", "window", "series", "request"
+  std::string id;    // e.g. operator name, "rank3", "hccs0->1", series name
+  TimestampNs start_ns = kNoTimestamp;
+  TimestampNs end_ns = kNoTimestamp;
+  std::int64_t first_step = -1;
+  std::int64_t last_step = -1;
+};
+struct Feature {
+  std::string name;  // e.g. "grad_norm.clip_ratio", "loss.robust_z"
+  double value = 0.0;
+  std::string unit;
+  std::vector<EvidenceRef> evidence;
+  Labels labels;
+};
+struct FeatureSet {
+  static constexpr std::string_view type_id = "feature.set/1";
+  std::string scope;  // what the set describes: a run, a rank, a window
+  std::vector<Feature> features;
+};
+
+// ---- evidence/1: observations of causal-graph variables ----------------------------------------------
+struct Evidence {
+  static constexpr std::string_view type_id = "evidence/1";
+  std::map<std::string, std::string> hard;                     // variable -> observed state
+  std::map<std::string, std::map<std::string, double>> soft;   // variable -> state -> likelihood
+  std::map<std::string, std::vector<EvidenceRef>> provenance;  // variable -> evidence it came from
+};
+
+// ---- posterior/1: posterior marginals and ranked root causes ------------------------------------------
+struct RankedCause {
+  std::string id;
+  double probability = 0.0;
+  std::vector<std::string> path;  // most probable propagation path: cause -> ... -> symptom
+};
+struct Posterior {
+  static constexpr std::string_view type_id = "posterior/1";
+  std::string graph;
+  std::map<std::string, std::map<std::string, double>> marginals;
+  std::vector<RankedCause> top_causes;
+  std::vector<std::pair<std::string, double>> evidence_ranking;  // variable -> influence (e.g. |log LR|)
+};
+
+// ---- diagnosis/1: what is wrong, how sure, and why ------------------------------------------------------
+struct RootCause {
+  std::string id;
+  double confidence = 0.0;
+  std::vector<std::string> path;
+  std::vector<EvidenceRef> evidence;
+  std::string explanation;
+};
+struct Diagnosis {
+  static constexpr std::string_view type_id = "diagnosis/1";
+  std::string scenario;  // "training", "inference", "distributed"
+  bool healthy = true;
+  std::vector<RootCause> root_causes;  // sorted by confidence, highest first
+  nlohmann::json details;              // scenario-specific figures
+};
+
+// ---- advice/1: executable suggestions -------------------------------------------------------------------
+struct Suggestion {
+  std::string id;
+  std::string title;
+  std::string rationale;
+  nlohmann::json config_patch;
+  std::map<std::string, std::string> code;  // framework -> snippet ("pytorch", "torch_npu", "mindspore")
+  std::string risk;
+  int priority = 0;  // 1 = do first
+  double expected_improvement = 0.0;
+  std::string improvement_source;  // "prior" or "history"
+  std::string target_metric;
+};
+struct Advice {
+  static constexpr std::string_view type_id = "advice/1";
+  std::string for_root_cause;
+  std::vector<Suggestion> suggestions;
+};
+
+// ---- json/1: the escape hatch --------------------------------------------------------------------------
+struct JsonMessage {
+  static constexpr std::string_view type_id = "json/1";
+  nlohmann::json value;
+};
+
+#define CANN_DEBUG_DECLARE_JSON(T)               \
+  void to_json(nlohmann::json& j, const T& v);   \
+  void from_json(const nlohmann::json& j, T& v);
+CANN_DEBUG_DECLARE_JSON(MetricPoint)
+CANN_DEBUG_DECLARE_JSON(MetricBatch)
+CANN_DEBUG_DECLARE_JSON(Event)
+CANN_DEBUG_DECLARE_JSON(EventBatch)
+CANN_DEBUG_DECLARE_JSON(Record)
+CANN_DEBUG_DECLARE_JSON(RecordBatch)
+CANN_DEBUG_DECLARE_JSON(EvidenceRef)
+CANN_DEBUG_DECLARE_JSON(Feature)
+CANN_DEBUG_DECLARE_JSON(FeatureSet)
+CANN_DEBUG_DECLARE_JSON(Evidence)
+CANN_DEBUG_DECLARE_JSON(RankedCause)
+CANN_DEBUG_DECLARE_JSON(Posterior)
+CANN_DEBUG_DECLARE_JSON(RootCause)
+CANN_DEBUG_DECLARE_JSON(Diagnosis)
+CANN_DEBUG_DECLARE_JSON(Suggestion)
+CANN_DEBUG_DECLARE_JSON(Advice)
+CANN_DEBUG_DECLARE_JSON(JsonMessage)
+#undef CANN_DEBUG_DECLARE_JSON
+
+/// The ids of the SDK's own message types, for listings and checks.
+inline constexpr std::string_view kCoreMessageTypes[] = {
+    MetricBatch::type_id, EventBatch::type_id, RecordBatch::type_id, FeatureSet::type_id, Evidence::type_id,
+    Posterior::type_id,   Diagnosis::type_id,  Advice::type_id,      JsonMessage::type_id};
+
+}  // namespace cann_debug
