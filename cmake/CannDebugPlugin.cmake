@@ -2,7 +2,7 @@
 #
 # Builds one plugin package (a MODULE library) with hidden visibility, linked against the SDK support
 # library, into the plugin directory the host searches in the build tree (or OUTPUT_DIR).
-set(CANN_DEBUG_PLUGIN_OUTPUT_DIR "${CMAKE_BINARY_DIR}/plugins" CACHE INTERNAL "")
+set(CANN_DEBUG_PLUGIN_OUTPUT_DIR "${CMAKE_BINARY_DIR}/lib/cann-debug/plugins" CACHE INTERNAL "")
 set(CANN_DEBUG_PLUGIN_INSTALL_DIR "lib/cann-debug/plugins" CACHE INTERNAL "")
 
 function(cann_debug_add_plugin target)

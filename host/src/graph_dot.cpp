@@ -8,7 +8,7 @@ namespace {
 std::string quote(const std::string& s) {
   std::string out = "\"";
   for (char c : s) {
-    if (c == '"' || c == '\\') out += '\\';
+    if (c == '"') out += '\\';  // labels use \n line breaks, so backslashes pass through
     out += c;
   }
   return out + "\"";

@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# Builds with warnings as errors and runs every test through CTest.
+#   scripts/test.sh              normal build in build-ci/
+#   scripts/test.sh --sanitize   AddressSanitizer + UndefinedBehaviorSanitizer build in build-asan/
+set -euo pipefail
+cd "$(dirname "$0")/.."
+scripts/install-deps.sh
+dir=build-ci
+flags=(-DCANN_DEBUG_WERROR=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo)
+if [ "${1:-}" = "--sanitize" ]; then
+  dir=build-asan
+  flags=(-DCANN_DEBUG_WERROR=ON -DCANN_DEBUG_SANITIZE=ON -DCMAKE_BUILD_TYPE=Debug -DCANN_DEBUG_BUILD_BENCH=OFF)
+  export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1
+  export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+fi
+cmake -S . -B "$dir" -G Ninja "${flags[@]}"
+cmake --build "$dir" -j"$(nproc)"
+ctest --test-dir "$dir" --output-on-failure -j"$(nproc)" --timeout 300
