@@ -1,0 +1,260 @@
+// procfs sampler: host CPU, memory, load and context switches from <root>/proc -> metric.batch/1.
+#include "procfs.hpp"
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <map>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+
+#include <fmt/format.h>
+
+#include "cann_debug/messages.hpp"
+#include "proc_files.hpp"
+
+namespace cann_debug::plugins {
+namespace {
+
+using procfs_detail::CpuTimes;
+using procfs_detail::MemInfo;
+using procfs_detail::StatSnapshot;
+
+Manifest make_manifest() {
+  Manifest m;
+  m.type = "procfs";
+  m.kind = ComponentKind::kSampler;
+  m.version = "0.1.0";
+  m.stability = Stability::kAlpha;
+  m.description =
+      "Samples the host's CPU, memory and load from Linux procfs (<root>/proc/stat, <root>/proc/meminfo, "
+      "<root>/proc/loadavg) once per interval and emits metric.batch/1 on port 'metrics'. Per sample: "
+      "host.cpu.utilization, host.cpu.iowait, host.cpu.steal (ratio 0..1, label cpu=\"all\" and, with "
+      "per_cpu, cpu=\"0\",\"1\",...; utilization = 1 - (idle+iowait)/total over the change of the /proc/stat "
+      "counters since the previous sample, total = user+nice+system+idle+iowait+irq+softirq+steal, guest "
+      "time being part of user/nice), host.memory.total, host.memory.available, host.memory.used (bytes; "
+      "MemTotal, MemAvailable and their difference; MemFree+Buffers+Cached where MemAvailable is missing), "
+      "host.load.runnable (count; the numerator of /proc/loadavg's 4th field, procs_running of /proc/stat "
+      "when loadavg is absent), host.load.blocked (count; procs_blocked) and host.context_switches (count/s; "
+      "change of ctxt per second). The first sample only primes the counters: it has memory and load but "
+      "no CPU ratios or context-switch rate. A cpu whose counters went backwards (reset, hotplug) is "
+      "skipped for that sample and primed again. Timestamps come from the host clock; the node key is "
+      "<root>/proc/sys/kernel/hostname when readable.";
+  m.outputs = {{"metrics", std::string(MetricBatch::type_id), "one batch of metric points per sample"}};
+  m.options = {
+      {.name = "root",
+       .type = OptionType::kString,
+       .description = "directory holding the proc tree to read (tests point it at a fixture)",
+       .default_value = "/",
+       .required = false,
+       .min = {},
+       .max = {},
+       .enum_values = {}},
+      {.name = "interval",
+       .type = OptionType::kDuration,
+       .description = "time between samples",
+       .default_value = "1s",
+       .required = false,
+       .min = 1e6,
+       .max = {},
+       .enum_values = {}},
+      {.name = "samples",
+       .type = OptionType::kInt,
+       .description = "number of samples to take, then stop (0 = until stopped); the first only primes CPU",
+       .default_value = 0,
+       .required = false,
+       .min = 0,
+       .max = {},
+       .enum_values = {}},
+      {.name = "per_cpu",
+       .type = OptionType::kBool,
+       .description = "also emit CPU ratios per logical cpu, not only cpu=\"all\"",
+       .default_value = true,
+       .required = false,
+       .min = {},
+       .max = {},
+       .enum_values = {}},
+  };
+  m.concurrency = Concurrency::serial();
+  m.sample_yaml =
+      "# Host CPU, memory and load once per second until the run stops.\n"
+      "procfs/host:\n"
+      "  interval: 1s\n"
+      "  samples: 0        # 0 = until stopped\n"
+      "  per_cpu: true\n"
+      "  root: /           # read <root>/proc\n";
+  return m;
+}
+
+std::string join_path(const std::string& root, std::string_view rel) {
+  if (root.empty() || root.back() == '/') return root + std::string(rel);
+  return root + "/" + std::string(rel);
+}
+
+class ProcfsSampler final : public Component {
+ public:
+  ProcfsSampler(const CreateContext& ctx, const Config& config)
+      : host_(ctx.host),
+        stat_path_(join_path(config.str("root"), "proc/stat")),
+        meminfo_path_(join_path(config.str("root"), "proc/meminfo")),
+        loadavg_path_(join_path(config.str("root"), "proc/loadavg")),
+        hostname_path_(join_path(config.str("root"), "proc/sys/kernel/hostname")),
+        interval_ns_(config.duration_ns("interval")),
+        limit_(config.integer("samples")),
+        per_cpu_(config.boolean("per_cpu")) {}
+
+  void start() override {
+    for (const auto* path : {&stat_path_, &meminfo_path_}) open_or_throw(*path);
+    node_.clear();
+    std::ifstream hostname(hostname_path_);
+    std::getline(hostname, node_);
+    taken_ = 0;
+    prev_.reset();
+  }
+
+  PollResult poll(Emitter& out) override {
+    if (limit_ > 0 && taken_ >= limit_) return PollResult::kDone;
+    const TimestampNs now = host_ ? host_->now_ns() : wall_clock_ns();
+    StatSnapshot stat = read_stat();
+    MemInfo mem = read_meminfo();
+
+    MetricBatch batch;
+    CorrelationKey key;
+    key.timestamp_ns = now;
+    key.node_id = node_;
+    auto add = [&](const char* name, const char* unit, double value, Labels labels = {}) {
+      batch.points.push_back({name, unit, value, key, std::move(labels)});
+    };
+
+    if (prev_) add_cpu_ratios(stat, add);
+    if (mem.total_kb) {
+      add("host.memory.total", "bytes", static_cast<double>(*mem.total_kb) * 1024.0);
+      if (auto avail = mem.available_or_estimate_kb()) {
+        add("host.memory.available", "bytes", static_cast<double>(*avail) * 1024.0);
+        add("host.memory.used", "bytes",
+            (static_cast<double>(*mem.total_kb) - static_cast<double>(*avail)) * 1024.0);
+      }
+    }
+    if (auto runnable = read_runnable(stat))
+      add("host.load.runnable", "count", static_cast<double>(*runnable));
+    if (stat.procs_blocked) add("host.load.blocked", "count", static_cast<double>(*stat.procs_blocked));
+    if (prev_ && prev_->stat.ctxt && stat.ctxt && *stat.ctxt >= *prev_->stat.ctxt && now > prev_->time_ns) {
+      const double seconds = static_cast<double>(now - prev_->time_ns) / 1e9;
+      add("host.context_switches", "count/s", static_cast<double>(*stat.ctxt - *prev_->stat.ctxt) / seconds);
+    }
+
+    prev_ = Previous{std::move(stat), now};
+    ++taken_;
+    if (!batch.points.empty()) out.emit(0, key, std::move(batch));
+    return limit_ > 0 && taken_ >= limit_ ? PollResult::kDone : PollResult::kIdle;
+  }
+
+  std::int64_t idle_interval_ns() const override { return interval_ns_; }
+
+ private:
+  struct Previous {
+    StatSnapshot stat;
+    TimestampNs time_ns = 0;
+  };
+
+  static std::ifstream open_or_throw(const std::string& path) {
+    errno = 0;
+    std::ifstream in(path);
+    if (!in.is_open()) {
+      const int err = errno;
+      throw std::runtime_error(
+          fmt::format("{}: cannot open: {}", path, err ? std::strerror(err) : "unknown error"));
+    }
+    return in;
+  }
+
+  StatSnapshot read_stat() const {
+    auto in = open_or_throw(stat_path_);
+    StatSnapshot stat;
+    if (!procfs_detail::parse_stat(in, stat))
+      throw std::runtime_error(
+          fmt::format("{}: expected a 'cpu' line as in Linux /proc/stat, found none", stat_path_));
+    return stat;
+  }
+
+  MemInfo read_meminfo() const {
+    auto in = open_or_throw(meminfo_path_);
+    MemInfo mem = procfs_detail::parse_meminfo(in);
+    if (!mem.total_kb)
+      throw std::runtime_error(
+          fmt::format("{}: expected a 'MemTotal:' line as in Linux /proc/meminfo", meminfo_path_));
+    return mem;
+  }
+
+  std::optional<std::int64_t> read_runnable(const StatSnapshot& stat) const {
+    std::ifstream in(loadavg_path_);
+    if (in.is_open())
+      if (auto v = procfs_detail::parse_loadavg_runnable(in)) return v;
+    return stat.procs_running;
+  }
+
+  template <typename Add>
+  void add_cpu_ratios(const StatSnapshot& stat, Add& add) const {
+    std::map<std::string, const CpuTimes*> before;
+    for (const auto& [label, times] : prev_->stat.cpus) before.emplace(label, &times);
+    for (const auto& [label, now] : stat.cpus) {
+      if (label != "all" && !per_cpu_) continue;
+      auto it = before.find(label);
+      if (it == before.end()) continue;  // a cpu that just appeared: primed now
+      const CpuTimes& was = *it->second;
+      const std::uint64_t* a[] = {&was.user,   &was.nice, &was.system,  &was.idle,
+                                  &was.iowait, &was.irq,  &was.softirq, &was.steal};
+      const std::uint64_t* b[] = {&now.user,   &now.nice, &now.system,  &now.idle,
+                                  &now.iowait, &now.irq,  &now.softirq, &now.steal};
+      bool went_back = false;
+      for (std::size_t i = 0; i < std::size(a); ++i) went_back = went_back || *b[i] < *a[i];
+      if (went_back) continue;  // counter reset: skip this cpu for this sample
+      const double total = static_cast<double>(now.total() - was.total());
+      if (total <= 0) continue;
+      const double idle = static_cast<double>(now.idle - was.idle);
+      const double iowait = static_cast<double>(now.iowait - was.iowait);
+      const double steal = static_cast<double>(now.steal - was.steal);
+      add("host.cpu.utilization", "ratio", 1.0 - (idle + iowait) / total, Labels{{"cpu", label}});
+      add("host.cpu.iowait", "ratio", iowait / total, Labels{{"cpu", label}});
+      add("host.cpu.steal", "ratio", steal / total, Labels{{"cpu", label}});
+    }
+  }
+
+  HostServices* host_;
+  std::string stat_path_, meminfo_path_, loadavg_path_, hostname_path_;
+  std::int64_t interval_ns_;
+  std::int64_t limit_;
+  bool per_cpu_;
+  std::string node_;
+  std::int64_t taken_ = 0;
+  std::optional<Previous> prev_;
+};
+
+class ProcfsFactory final : public SimpleFactory<ProcfsSampler> {
+ public:
+  using SimpleFactory::SimpleFactory;
+  Availability probe() const override {
+    errno = 0;
+    std::ifstream in("/proc/stat");
+    std::string first;
+    if (in.is_open() && std::getline(in, first) && first.rfind("cpu", 0) == 0) return Availability::yes();
+    const int err = errno;
+    return Availability::no(fmt::format("cannot read /proc/stat ({}): the procfs sampler needs Linux procfs",
+                                        err ? std::strerror(err) : "no 'cpu' line"));
+  }
+  std::vector<ConfigProblem> validate(const Config& config) const override {
+    if (config.has("root") && config.str("root").empty()) return {{"root", "must name a directory, got ''"}};
+    return {};
+  }
+};
+
+}  // namespace
+
+const ComponentFactory& procfs_factory() {
+  static const ProcfsFactory factory(make_manifest());
+  return factory;
+}
+
+}  // namespace cann_debug::plugins
