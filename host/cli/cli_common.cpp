@@ -4,6 +4,7 @@
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
 
+#include "builtin_components.hpp"
 #include "pipeline_document.hpp"
 
 namespace cann_debug::cli {
@@ -25,6 +26,7 @@ void setup_logging(int verbosity) {
 
 std::unique_ptr<host::PluginRegistry> load_registry(const GlobalOptions& g, const std::vector<std::string>& extra_paths) {
   auto registry = std::make_unique<host::PluginRegistry>();
+  host::register_builtins(*registry);
   std::vector<std::string> paths = g.plugin_paths;
   paths.insert(paths.end(), extra_paths.begin(), extra_paths.end());
   auto defaults = host::PluginRegistry::default_search_path();

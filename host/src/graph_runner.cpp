@@ -51,6 +51,7 @@ class NodeEmitter : public Emitter {
 struct Node {
   std::size_t index = 0;
   std::string id;
+  std::string_view plan_id;  // the plan's copy of the id: envelopes point at it, and the plan outlives the run
   SourceRef where;
   const Manifest* manifest = nullptr;
   bool source = false;
@@ -136,6 +137,7 @@ struct GraphRunner::Impl {
       auto node = std::make_unique<Node>();
       node->index = i;
       node->id = pc.id;
+      node->plan_id = pc.id;
       node->where = pc.where;
       node->manifest = &pc.manifest();
       node->source = is_source(pc.manifest().kind);
@@ -177,6 +179,7 @@ struct GraphRunner::Impl {
       Node* self = &node;
       node.body = std::make_unique<flow::function_node<Delivery, flow::continue_msg>>(
           graph, concurrency, [this, self](const Delivery& d) {
+            if (interrupt_level() >= 2) cancel();  // second Ctrl-C: drop what is queued instead of draining it
             if (!cancelled.load(std::memory_order_relaxed)) {
               self->received.fetch_add(1, std::memory_order_relaxed);
               auto t0 = Clock::now();
@@ -290,7 +293,7 @@ void NodeEmitter::emit(std::size_t port, Envelope envelope) {
     throw std::logic_error(fmt::format("emitted a '{}' message on output port '{}', which is declared to produce '{}'",
                                        envelope.type_id(), self_.manifest->outputs[port].name, declared));
   if (blocking_) runner_.wait_for_room(self_);
-  envelope.set_source(self_.id);
+  envelope.set_source(self_.plan_id);
   self_.emitted.fetch_add(1, std::memory_order_relaxed);
   auto& targets = self_.outputs[port];
   for (std::size_t i = 0; i < targets.size(); ++i) {

@@ -182,11 +182,24 @@ std::optional<PipelinePlan> plan_pipeline(const PipelineDocument& doc, const Plu
       if (--indegree[w] == 0) ready.push_back(w);
   }
   if (order.size() != n) {
+    // What Kahn's algorithm left is on a cycle or downstream of one: drop what leads nowhere back.
+    std::vector<bool> in_cycle(n);
+    for (std::size_t i = 0; i < n; ++i) in_cycle[i] = indegree[i] > 0;
+    for (bool changed = true; changed;) {
+      changed = false;
+      for (std::size_t i = 0; i < n; ++i) {
+        auto leads_back = [&](std::size_t w) { return static_cast<bool>(in_cycle[w]); };
+        if (in_cycle[i] && std::none_of(succ[i].begin(), succ[i].end(), leads_back)) {
+          in_cycle[i] = false;
+          changed = true;
+        }
+      }
+    }
     std::vector<std::string> members;
     for (std::size_t i = 0; i < n; ++i)
-      if (indegree[i] > 0) members.push_back(plan.components[i].id);
+      if (in_cycle[i]) members.push_back(plan.components[i].id);
     for (const auto& l : plan.links)
-      if (indegree[l.from] > 0 && indegree[l.to] > 0) {
+      if (in_cycle[l.from] && in_cycle[l.to]) {
         diags.error(l.where, fmt::format("link '{}' is part of a cycle ({}); a pipeline must be acyclic", l.text,
                                          fmt::join(members, " -> ")));
         break;

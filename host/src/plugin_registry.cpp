@@ -168,6 +168,19 @@ bool PluginRegistry::load_package(const std::string& path_in) {
   return true;
 }
 
+void PluginRegistry::add_builtin(const ComponentFactory* factory) {
+  if (!builtin_) {
+    auto pkg = std::make_unique<LoadedPackage>();
+    pkg->path = "(built into cann-debug)";
+    pkg->name = "builtin";
+    pkg->version = CANN_DEBUG_SDK_VERSION;
+    pkg->stamp = current_abi_stamp("builtin", CANN_DEBUG_SDK_VERSION);
+    builtin_ = pkg.get();
+    packages_.push_back(std::move(pkg));
+  }
+  components_.emplace(factory->manifest().type, ComponentEntry{factory, builtin_});
+}
+
 const ComponentEntry* PluginRegistry::find(const std::string& type) const {
   auto it = components_.find(type);
   return it == components_.end() ? nullptr : &it->second;

@@ -46,6 +46,9 @@ class PluginRegistry {
   /// Loads one package file. Returns false and records a problem when refused.
   bool load_package(const std::string& path);
 
+  /// Adds a component compiled into the host itself (package "builtin").
+  void add_builtin(const ComponentFactory* factory);
+
   const ComponentEntry* find(const std::string& type) const;
   std::vector<std::string> types() const;
   const std::map<std::string, ComponentEntry>& components() const { return components_; }
@@ -59,6 +62,7 @@ class PluginRegistry {
   std::vector<PackageProblem> problems_;
   std::vector<std::string> searched_;
   std::vector<std::string> loaded_paths_;
+  const LoadedPackage* builtin_ = nullptr;
 };
 
 }  // namespace cann_debug::host

@@ -302,6 +302,19 @@ class JsonlFactory final : public SimpleFactory<JsonlReader> {
     if (config.has("path") && config.str("path").empty()) return {{"path", "must name a file, got ''"}};
     return {};
   }
+  // A file whose first line is one complete JSON object, and whose second line (if any) starts another.
+  int sniff(const SniffInput& in) const override {
+    if (in.is_directory) return 0;
+    std::string_view head = in.head;
+    auto end = head.find('\n');
+    if (end == std::string_view::npos) return 0;
+    std::string_view first = head.substr(0, end);
+    while (!first.empty() && (first.back() == '\r' || first.back() == ' ')) first.remove_suffix(1);
+    if (first.empty() || first.front() != '{' || first.back() != '}') return 0;
+    if (!nlohmann::json::accept(first)) return 0;
+    const bool named = in.path.ends_with(".jsonl") || in.path.ends_with(".ndjson");
+    return named ? 70 : 40;
+  }
 };
 
 }  // namespace

@@ -64,6 +64,14 @@ struct ConfigProblem {
   std::string message;
 };
 
+/// What a reader is shown when the host looks for one that understands a file (`cann-debug stats`,
+/// `diagnose`): the path and its first bytes (decompressed when the file is gzip).
+struct SniffInput {
+  std::string path;
+  std::string_view head;  // up to 64 KiB
+  bool is_directory = false;
+};
+
 struct CreateContext {
   std::string id;  // "type/name"
   HostServices* host = nullptr;
@@ -78,6 +86,9 @@ class ComponentFactory {
   /// Cross-field rules beyond the per-option schema the host already checked.
   virtual std::vector<ConfigProblem> validate(const Config& /*config*/) const { return {}; }
   virtual std::unique_ptr<Component> create(const CreateContext& ctx, const Config& config) const = 0;
+  /// Readers: how sure the component is that it can read this file or folder, 0 (no) to 100 (certain,
+  /// e.g. a magic number). The host picks the highest score and sets the reader's `path` option.
+  virtual int sniff(const SniffInput& /*input*/) const { return 0; }
 };
 
 /// Convenience factory: manifest + a create function (+ optional probe/validate).
