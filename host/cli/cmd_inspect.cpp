@@ -17,8 +17,9 @@ void print_text(const Manifest& m, const host::ComponentEntry& e) {
   fmt::print("{} — {}\n\n", m.type, m.description);
   fmt::print("  kind         {}\n  version      {}\n  stability    {}\n  package      {} {} ({})\n", to_string(m.kind),
              m.version, to_string(m.stability), e.package->name, e.package->version, e.package->path);
-  std::string conc = m.concurrency.mode == Concurrency::Mode::kSerial      ? "serial"
-                     : m.concurrency.mode == Concurrency::Mode::kReentrant ? "reentrant"
+  std::string conc = m.concurrency.mode == Concurrency::Mode::kSerial        ? "serial"
+                     : m.concurrency.mode == Concurrency::Mode::kLightweight ? "lightweight"
+                     : m.concurrency.mode == Concurrency::Mode::kReentrant   ? "reentrant"
                                                                            : fmt::format("max {}", m.concurrency.limit);
   fmt::print("  concurrency  {}\n\nInput ports:\n", conc);
   if (m.inputs.empty()) fmt::print("  (none: a source)\n");

@@ -3,11 +3,11 @@
 #include <oneapi/tbb/flow_graph.h>
 #include <oneapi/tbb/task_group.h>
 
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
 #include <algorithm>
 #include <chrono>
-#include <fmt/format.h>
 #include <mutex>
-#include <spdlog/spdlog.h>
 #include <thread>
 
 #include "host_services_impl.hpp"
@@ -16,6 +16,16 @@ namespace cann_debug::host {
 
 namespace flow = oneapi::tbb::flow;
 using Clock = std::chrono::steady_clock;
+
+// Hot-path costs, measured by tests/bench (a 5-stage chain of trivial components):
+// - one process()/poll() call in kTimingSample is timed (two clock reads cost ~60 ns, as much as a hop);
+//   busy time is scaled up from the sample;
+// - a source that found room for k more messages in every queue downstream emits min(k, kRoomCheckEvery)
+//   messages before it looks at those queues again (each look reads counters other threads keep writing).
+//   Its direct consumers stay within queue_capacity as before; a node further down that emits several
+//   messages per input can overshoot by that factor times kRoomCheckEvery.
+constexpr std::uint64_t kTimingSample = 64;
+constexpr std::int64_t kRoomCheckEvery = 16;
 
 std::string RuntimeError::to_string() const {
   std::string where_s = where.file;
@@ -30,6 +40,20 @@ struct Delivery {
   std::size_t port = 0;
 };
 
+// Counters a serial node (or a source thread) alone writes take a plain store, not a locked add.
+template <typename T>
+void add(std::atomic<T>& counter, T by, bool single_writer) {
+  if (single_writer)
+    counter.store(counter.load(std::memory_order_relaxed) + by, std::memory_order_relaxed);
+  else
+    counter.fetch_add(by, std::memory_order_relaxed);
+}
+
+using QueueingBody = flow::function_node<Delivery, flow::continue_msg, flow::queueing>;
+// A lightweight node that is free runs the body right away in the thread that emits to it (no task, no
+// copy into a queue); a busy one queues as usual. Takes effect only for a noexcept body.
+using LightweightBody = flow::function_node<Delivery, flow::continue_msg, flow::queueing_lightweight>;
+
 struct Node;
 struct Target {
   Node* node;
@@ -38,7 +62,8 @@ struct Target {
 
 class NodeEmitter : public Emitter {
  public:
-  NodeEmitter(Node& self, GraphRunner::Impl& runner, bool blocking) : self_(self), runner_(runner), blocking_(blocking) {}
+  NodeEmitter(Node& self, GraphRunner::Impl& runner, bool blocking)
+      : self_(self), runner_(runner), blocking_(blocking) {}
   void emit(std::size_t port, Envelope envelope) override;
   void set_blocking(bool b) { blocking_ = b; }
 
@@ -51,7 +76,8 @@ class NodeEmitter : public Emitter {
 struct Node {
   std::size_t index = 0;
   std::string id;
-  std::string_view plan_id;  // the plan's copy of the id: envelopes point at it, and the plan outlives the run
+  std::string_view
+      plan_id;  // the plan's copy of the id: envelopes point at it, and the plan outlives the run
   SourceRef where;
   const Manifest* manifest = nullptr;
   bool source = false;
@@ -59,14 +85,20 @@ struct Node {
   std::unique_ptr<Component> component;
   std::vector<std::vector<Target>> outputs;  // per output port
   std::vector<Node*> downstream;             // every node reachable from this one (sources: back-pressure)
-  std::unique_ptr<flow::function_node<Delivery, flow::continue_msg>> body;
+  std::unique_ptr<flow::graph_node> body;
+  flow::receiver<Delivery>* input = nullptr;  // = body
   std::unique_ptr<NodeEmitter> emitter;
-  std::atomic<std::int64_t> queued{0};
+  bool single_writer = true;     // serial node or source: only one thread at a time runs its code
+  std::int64_t room_credit = 0;  // sources: emits left before the downstream queues are looked at again
+  bool started = false;
+  // Written by every upstream emitter and by the node's own body: a cache line of its own, so these writes
+  // do not keep evicting the read-mostly fields above (outputs, body, emitter) from other threads' caches.
+  alignas(64) std::atomic<std::int64_t> queued{0};
   std::atomic<std::int64_t> max_queued{0};
-  std::atomic<std::uint64_t> received{0};
+  // Written by the node's own body (or source thread) only.
+  alignas(64) std::atomic<std::uint64_t> received{0};
   std::atomic<std::uint64_t> emitted{0};
   std::atomic<std::int64_t> busy_ns{0};
-  bool started = false;
 };
 
 }  // namespace
@@ -87,17 +119,35 @@ struct GraphRunner::Impl {
     if (options.idle_interval_ns == 0) options.idle_interval_ns = plan.document.idle_interval_ns;
   }
 
-  int interrupt_level() const { return options.interrupt ? options.interrupt->load(std::memory_order_relaxed) : 0; }
+  int interrupt_level() const {
+    return options.interrupt ? options.interrupt->load(std::memory_order_relaxed) : 0;
+  }
 
-  void fail(Node& n, const char* phase, std::string message) {
-    {
+  // noexcept: it runs inside node bodies, which must not throw (lightweight nodes require noexcept bodies).
+  void fail(Node& n, const char* phase, std::string_view message) noexcept {
+    try {
       std::lock_guard lock(errors_mu);
-      errors.push_back({n.id, n.where, phase, std::move(message)});
+      errors.push_back({n.id, n.where, phase, std::string(message)});
+    } catch (...) {
+      // Out of memory while recording an error: the run is still cancelled below.
     }
     cancel();
   }
   void cancel() {
     if (!cancelled.exchange(true)) context.cancel_group_execution();
+  }
+
+  // Runs f (a call into plugin code); times one call in kTimingSample. `call` numbers the calls of the node.
+  template <typename F>
+  void timed(Node& n, std::uint64_t call, F&& f) {
+    if (call % kTimingSample != 0) {
+      f();
+      return;
+    }
+    auto t0 = Clock::now();
+    f();
+    add<std::int64_t>(n.busy_ns, (Clock::now() - t0).count() * static_cast<std::int64_t>(kTimingSample),
+                      n.single_writer);
   }
 
   // Every call into plugin code goes through here: exceptions are copied into host-owned errors
@@ -115,18 +165,28 @@ struct GraphRunner::Impl {
     return false;
   }
 
-  bool room_for(const Node& source) const {
+  // The free space of the fullest queue downstream of a source (<= 0: one is full).
+  std::int64_t headroom(const Node& source) const {
+    const auto capacity = static_cast<std::int64_t>(options.queue_capacity);
+    std::int64_t room = capacity;
     for (const Node* d : source.downstream)
-      if (d->queued.load(std::memory_order_relaxed) >= static_cast<std::int64_t>(options.queue_capacity)) return false;
-    return true;
+      room = std::min(room, capacity - d->queued.load(std::memory_order_relaxed));
+    return room;
   }
 
-  void wait_for_room(const Node& source) {
+  // Waits until every queue downstream of the source has room; returns how many messages the source may
+  // emit before it looks again (at least 1).
+  std::int64_t wait_for_room(const Node& source) {
     int spins = 0;
-    while (!room_for(source) && !cancelled.load(std::memory_order_relaxed) && interrupt_level() < 2) {
-      if (++spins < 64) std::this_thread::yield();
-      else std::this_thread::sleep_for(std::chrono::microseconds(50));
+    std::int64_t room = 0;
+    while ((room = headroom(source)) <= 0 && !cancelled.load(std::memory_order_relaxed) &&
+           interrupt_level() < 2) {
+      if (++spins < 64)
+        std::this_thread::yield();
+      else
+        std::this_thread::sleep_for(std::chrono::microseconds(50));
     }
+    return std::clamp<std::int64_t>(room, 1, kRoomCheckEvery);
   }
 
   bool build() {
@@ -146,7 +206,8 @@ struct GraphRunner::Impl {
       node->emitter = std::make_unique<NodeEmitter>(*node, *this, node->source);
       nodes.push_back(std::move(node));
     }
-    for (const auto& l : plan.links) nodes[l.from]->outputs[l.from_port].push_back({nodes[l.to].get(), l.to_port});
+    for (const auto& l : plan.links)
+      nodes[l.from]->outputs[l.from_port].push_back({nodes[l.to].get(), l.to_port});
     for (auto& node : nodes) {
       std::vector<bool> seen(n, false);
       std::vector<Node*> stack{node.get()};
@@ -166,7 +227,8 @@ struct GraphRunner::Impl {
       Node& node = *nodes[i];
       const auto& pc = plan.components[i];
       CreateContext ctx{pc.id, node.services.get()};
-      if (!guarded(node, "create", [&] { node.component = pc.entry->factory->create(ctx, pc.config); })) return false;
+      if (!guarded(node, "create", [&] { node.component = pc.entry->factory->create(ctx, pc.config); }))
+        return false;
       if (!node.component) {
         fail(node, "create", "the factory returned no component");
         return false;
@@ -174,40 +236,55 @@ struct GraphRunner::Impl {
       if (node.source) continue;
       const Concurrency& c = node.manifest->concurrency;
       std::size_t concurrency = c.limit;
-      if (c.mode == Concurrency::Mode::kSerial) concurrency = flow::serial;
+      const bool lightweight = c.mode == Concurrency::Mode::kLightweight;
+      node.single_writer = c.mode == Concurrency::Mode::kSerial || lightweight ||
+                           (c.mode == Concurrency::Mode::kLimited && c.limit == 1);
+      if (c.mode == Concurrency::Mode::kSerial || lightweight) concurrency = flow::serial;
       if (c.mode == Concurrency::Mode::kReentrant) concurrency = flow::unlimited;
       Node* self = &node;
-      node.body = std::make_unique<flow::function_node<Delivery, flow::continue_msg>>(
-          graph, concurrency, [this, self](const Delivery& d) {
-            if (interrupt_level() >= 2) cancel();  // second Ctrl-C: drop what is queued instead of draining it
-            if (!cancelled.load(std::memory_order_relaxed)) {
-              self->received.fetch_add(1, std::memory_order_relaxed);
-              auto t0 = Clock::now();
-              guarded(*self, "process", [&] { self->component->process(d.envelope, d.port, *self->emitter); });
-              self->busy_ns.fetch_add((Clock::now() - t0).count(), std::memory_order_relaxed);
-            }
-            self->queued.fetch_sub(1, std::memory_order_relaxed);
-            return flow::continue_msg();
+      auto body = [this, self](const Delivery& d) noexcept {
+        if (interrupt_level() >= 2) cancel();  // second Ctrl-C: drop what is queued instead of draining it
+        if (!cancelled.load(std::memory_order_relaxed)) {
+          const std::uint64_t call = self->received.load(std::memory_order_relaxed);
+          add<std::uint64_t>(self->received, 1, self->single_writer);
+          timed(*self, call, [&] {
+            guarded(*self, "process", [&] { self->component->process(d.envelope, d.port, *self->emitter); });
           });
+        }
+        self->queued.fetch_sub(1, std::memory_order_relaxed);
+        return flow::continue_msg();
+      };
+      if (lightweight) {
+        auto f = std::make_unique<LightweightBody>(graph, concurrency, body);
+        node.input = f.get();
+        node.body = std::move(f);
+      } else {
+        auto f = std::make_unique<QueueingBody>(graph, concurrency, body);
+        node.input = f.get();
+        node.body = std::move(f);
+      }
     }
     return true;
   }
 
   void source_loop(Node& node, Clock::time_point deadline) {
-    const bool timed = options.duration_ns > 0;
-    while (!cancelled.load(std::memory_order_relaxed) && interrupt_level() == 0 && !(timed && Clock::now() >= deadline)) {
+    const bool has_deadline = options.duration_ns > 0;
+    std::uint64_t polls = 0;
+    while (!cancelled.load(std::memory_order_relaxed) && interrupt_level() == 0 &&
+           !(has_deadline && Clock::now() >= deadline)) {
       PollResult r = PollResult::kDone;
-      auto t0 = Clock::now();
-      bool ok = guarded(node, "poll", [&] { r = node.component->poll(*node.emitter); });
-      node.busy_ns.fetch_add((Clock::now() - t0).count(), std::memory_order_relaxed);
+      bool ok = true;
+      timed(node, polls++,
+            [&] { ok = guarded(node, "poll", [&] { r = node.component->poll(*node.emitter); }); });
       if (!ok || r == PollResult::kDone) break;
       if (r == PollResult::kIdle) {
         std::int64_t wait = node.component->idle_interval_ns();
         if (wait <= 0) wait = options.idle_interval_ns;
         auto until = Clock::now() + std::chrono::nanoseconds(wait);
-        if (timed) until = std::min(until, deadline);
+        if (has_deadline) until = std::min(until, deadline);
         while (Clock::now() < until && !cancelled.load(std::memory_order_relaxed) && interrupt_level() == 0)
-          std::this_thread::sleep_for(std::min<Clock::duration>(until - Clock::now(), std::chrono::milliseconds(20)));
+          std::this_thread::sleep_for(
+              std::min<Clock::duration>(until - Clock::now(), std::chrono::milliseconds(20)));
       }
     }
     graph.release_wait();
@@ -218,8 +295,13 @@ struct GraphRunner::Impl {
       graph.wait_for_all();
     } catch (const std::exception& e) {
       // Bodies catch everything; this is the graph itself failing.
+      // Field by field: GCC 12 -O3 warns (maybe-uninitialized, a false positive) on {"(graph)", {}, ...}.
+      RuntimeError error;
+      error.component = "(graph)";
+      error.phase = "run";
+      error.message = e.what();
       std::lock_guard lock(errors_mu);
-      errors.push_back({"(graph)", {}, "run", e.what()});
+      errors.push_back(std::move(error));
       cancelled = true;
     }
   }
@@ -286,15 +368,19 @@ struct GraphRunner::Impl {
 
 void NodeEmitter::emit(std::size_t port, Envelope envelope) {
   if (port >= self_.outputs.size())
-    throw std::out_of_range(fmt::format("emitted on output port {}, but '{}' declares {} output port(s)", port,
-                                        self_.manifest->type, self_.outputs.size()));
+    throw std::out_of_range(fmt::format("emitted on output port {}, but '{}' declares {} output port(s)",
+                                        port, self_.manifest->type, self_.outputs.size()));
   const std::string& declared = self_.manifest->outputs[port].produces;
   if (envelope.type_id() != declared)
-    throw std::logic_error(fmt::format("emitted a '{}' message on output port '{}', which is declared to produce '{}'",
-                                       envelope.type_id(), self_.manifest->outputs[port].name, declared));
-  if (blocking_) runner_.wait_for_room(self_);
+    throw std::logic_error(
+        fmt::format("emitted a '{}' message on output port '{}', which is declared to produce '{}'",
+                    envelope.type_id(), self_.manifest->outputs[port].name, declared));
+  if (blocking_) {
+    if (self_.room_credit <= 0) self_.room_credit = runner_.wait_for_room(self_);
+    --self_.room_credit;
+  }
   envelope.set_source(self_.plan_id);
-  self_.emitted.fetch_add(1, std::memory_order_relaxed);
+  add<std::uint64_t>(self_.emitted, 1, self_.single_writer);
   auto& targets = self_.outputs[port];
   for (std::size_t i = 0; i < targets.size(); ++i) {
     Node& target = *targets[i].node;
@@ -302,14 +388,18 @@ void NodeEmitter::emit(std::size_t port, Envelope envelope) {
     std::int64_t prev = target.max_queued.load(std::memory_order_relaxed);
     while (q > prev && !target.max_queued.compare_exchange_weak(prev, q, std::memory_order_relaxed)) {
     }
-    if (i + 1 == targets.size()) target.body->try_put(Delivery{std::move(envelope), targets[i].port});
-    else target.body->try_put(Delivery{envelope, targets[i].port});
+    if (i + 1 == targets.size())
+      target.input->try_put(Delivery{std::move(envelope), targets[i].port});
+    else
+      target.input->try_put(Delivery{envelope, targets[i].port});
   }
 }
 
 GraphRunner::GraphRunner(const PipelinePlan& plan, RunOptions options)
     : impl_(std::make_unique<Impl>(plan, options)) {}
 GraphRunner::~GraphRunner() = default;
-RunReport GraphRunner::run() { return impl_->run(); }
+RunReport GraphRunner::run() {
+  return impl_->run();
+}
 
 }  // namespace cann_debug::host

@@ -1,6 +1,7 @@
 #include "cann_debug/manifest.hpp"
 
 #include <fmt/format.h>
+#include <regex>
 #include <set>
 
 #include "cann_debug/messages.hpp"
@@ -51,35 +52,24 @@ int Manifest::output_index(std::string_view name) const {
 }
 
 namespace {
-bool lower(char c) { return c >= 'a' && c <= 'z'; }
-bool digit(char c) { return c >= '0' && c <= '9'; }
-// [a-z] followed by [a-z0-9_] (and '.' when dots are allowed), at most 63 characters.
-bool valid_name(std::string_view s, bool dots) {
-  if (s.empty() || s.size() > 63 || !lower(s[0])) return false;
-  for (char c : s.substr(1))
-    if (!lower(c) && !digit(c) && c != '_' && !(dots && c == '.')) return false;
-  return true;
+const std::regex& type_pattern() {
+  static const std::regex re("[a-z][a-z0-9_.]{0,62}");
+  return re;
 }
-bool valid_type(std::string_view s) { return valid_name(s, true); }
-bool valid_port_or_option(std::string_view s) { return valid_name(s, false); }
-// <name>/<major>, e.g. "metric.batch/1".
-bool valid_message_type(std::string_view s) {
-  auto slash = s.rfind('/');
-  if (slash == std::string_view::npos || slash == 0 || slash + 1 == s.size()) return false;
-  for (char c : s.substr(slash + 1))
-    if (!digit(c)) return false;
-  std::string_view name = s.substr(0, slash);
-  if (!lower(name[0])) return false;
-  for (char c : name)
-    if (!lower(c) && !digit(c) && c != '_' && c != '.') return false;
-  return true;
+const std::regex& name_pattern() {
+  static const std::regex re("[a-z][a-z0-9_]{0,62}");
+  return re;
+}
+const std::regex& message_type_pattern() {
+  static const std::regex re("[a-z][a-z0-9_.]*/[0-9]+");
+  return re;
 }
 }  // namespace
 
 std::vector<std::string> check_manifest(const Manifest& m) {
   std::vector<std::string> problems;
   auto bad = [&](std::string msg) { problems.push_back(fmt::format("{}: {}", m.type, msg)); };
-  if (!valid_type(m.type))
+  if (!std::regex_match(m.type, type_pattern()))
     bad(fmt::format("type '{}' must match [a-z][a-z0-9_.]* (at most 63 characters)", m.type));
   if (m.description.empty()) bad("description is empty");
   if (m.version.empty()) bad("version is empty");
@@ -91,22 +81,22 @@ std::vector<std::string> check_manifest(const Manifest& m) {
     bad("concurrency limit must be at least 1");
   std::set<std::string> ports;
   for (const auto& p : m.inputs) {
-    if (!valid_port_or_option(p.name)) bad(fmt::format("input port name '{}' is not [a-z][a-z0-9_]*", p.name));
+    if (!std::regex_match(p.name, name_pattern())) bad(fmt::format("input port name '{}' is not [a-z][a-z0-9_]*", p.name));
     if (!ports.insert(p.name).second) bad(fmt::format("port name '{}' is used twice", p.name));
     if (p.accepts.empty()) bad(fmt::format("input port '{}' accepts no message type", p.name));
     for (const auto& t : p.accepts)
-      if (!valid_message_type(t))
+      if (!std::regex_match(t, message_type_pattern()))
         bad(fmt::format("input port '{}': message type '{}' is not <name>/<major>", p.name, t));
   }
   for (const auto& p : m.outputs) {
-    if (!valid_port_or_option(p.name)) bad(fmt::format("output port name '{}' is not [a-z][a-z0-9_]*", p.name));
+    if (!std::regex_match(p.name, name_pattern())) bad(fmt::format("output port name '{}' is not [a-z][a-z0-9_]*", p.name));
     if (!ports.insert(p.name).second) bad(fmt::format("port name '{}' is used twice", p.name));
-    if (!valid_message_type(p.produces))
+    if (!std::regex_match(p.produces, message_type_pattern()))
       bad(fmt::format("output port '{}': message type '{}' is not <name>/<major>", p.name, p.produces));
   }
   std::set<std::string> opts;
   for (const auto& o : m.options) {
-    if (!valid_port_or_option(o.name)) bad(fmt::format("option name '{}' is not [a-z][a-z0-9_]*", o.name));
+    if (!std::regex_match(o.name, name_pattern())) bad(fmt::format("option name '{}' is not [a-z][a-z0-9_]*", o.name));
     if (!opts.insert(o.name).second) bad(fmt::format("option '{}' is declared twice", o.name));
     if (o.description.empty()) bad(fmt::format("option '{}' has no description", o.name));
     if (o.type == OptionType::kEnum && o.enum_values.empty()) bad(fmt::format("enum option '{}' lists no values", o.name));
@@ -144,8 +134,9 @@ nlohmann::json manifest_to_json(const Manifest& m) {
     if (!o.enum_values.empty()) j["values"] = o.enum_values;
     options.push_back(std::move(j));
   }
-  std::string concurrency = m.concurrency.mode == Concurrency::Mode::kSerial      ? "serial"
-                            : m.concurrency.mode == Concurrency::Mode::kReentrant ? "reentrant"
+  std::string concurrency = m.concurrency.mode == Concurrency::Mode::kSerial        ? "serial"
+                            : m.concurrency.mode == Concurrency::Mode::kLightweight ? "lightweight"
+                            : m.concurrency.mode == Concurrency::Mode::kReentrant   ? "reentrant"
                                                                                   : fmt::format("max:{}", m.concurrency.limit);
   return {{"type", m.type},
           {"kind", std::string(to_string(m.kind))},

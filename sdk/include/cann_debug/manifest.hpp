@@ -32,11 +32,16 @@ struct OutputPort {
 };
 
 struct Concurrency {
-  enum class Mode { kSerial, kReentrant, kLimited } mode = Mode::kSerial;
+  // kLightweight: serial, and every call is tiny and never blocks (forwarding, counting, filtering:
+  // well under a microsecond). When the component is idle the host may run it right away in the thread
+  // that emitted the message: no task and no hand-over between cores, but no pipelining with that producer
+  // either, and a slow lightweight component slows its producer down. Leave it off for anything heavier.
+  enum class Mode { kSerial, kReentrant, kLimited, kLightweight } mode = Mode::kSerial;
   unsigned limit = 1;  // for kLimited
   static Concurrency serial() { return {}; }
   static Concurrency reentrant() { return {Mode::kReentrant, 0}; }
   static Concurrency limited(unsigned n) { return {Mode::kLimited, n}; }
+  static Concurrency lightweight() { return {Mode::kLightweight, 1}; }
 };
 
 struct Manifest {
