@@ -1,0 +1,140 @@
+// JSON graphs: the documented schema, keyed and positional rows, discretization specs, round trip, and
+// errors that name the JSON pointer.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "bayes_test_support.hpp"
+#include "core/errors.hpp"
+#include "core/graph_loader.hpp"
+#include "core/json_graph.hpp"
+
+namespace cann_debug::bayes {
+namespace {
+
+TEST(bayes_json, MiniTrainingGraph) {
+  const Network net = load_graph(test::data_file("mini_training.json"));
+  ASSERT_EQ(net.size(), 6u);
+  EXPECT_EQ(net.name, "mini_training");
+  const Variable& spike = net.variables[static_cast<std::size_t>(net.find("loss_spike"))];
+  EXPECT_EQ(spike.parents, (std::vector<int>{net.find("grad_explosion"), net.find("bad_data")}));
+  EXPECT_EQ(spike.cpt, (std::vector<double>{0.95, 0.05, 0.4, 0.6, 0.1, 0.9, 0.05, 0.95}));
+  EXPECT_EQ(spike.description, "loss jumps far above its recent median");
+  ASSERT_TRUE(spike.discretization.has_value());
+  EXPECT_EQ(spike.discretization->feature, "loss.robust_z");
+  EXPECT_EQ(spike.discretization->thresholds, std::vector<double>{3.0});
+  EXPECT_EQ(spike.discretization->bin_states, (std::vector<int>{0, 1}));
+  EXPECT_EQ(spike.discretization->soft_width, 0.5);
+  EXPECT_EQ(spike.discretization->nonfinite_state, 1);
+  const Variable& clip = net.variables[static_cast<std::size_t>(net.find("grad_clip_hits"))];
+  EXPECT_EQ(clip.discretization->labels, (std::map<std::string, std::string>{{"rank", "0"}}));
+}
+
+TEST(bayes_json, RoundTrip) {
+  const Network net = load_graph(test::data_file("mini_training.json"));
+  const nlohmann::json doc = to_json_graph(net);
+  const Network back = parse_json_graph(doc.dump(), "round-trip.json");
+  ASSERT_EQ(back.size(), net.size());
+  for (std::size_t v = 0; v < net.size(); ++v) {
+    EXPECT_EQ(back.variables[v].name, net.variables[v].name);
+    EXPECT_EQ(back.variables[v].parents, net.variables[v].parents);
+    EXPECT_EQ(back.variables[v].cpt, net.variables[v].cpt);
+    EXPECT_EQ(back.variables[v].discretization.has_value(), net.variables[v].discretization.has_value());
+  }
+  EXPECT_EQ(to_json_graph(back), doc);
+}
+
+TEST(bayes_json, BifConvertsToJson) {
+  if (!test::have_bn()) GTEST_SKIP() << "no shared BIF corpus";
+  const Network bif = load_graph(test::bif("asia"));
+  const Network json = parse_json_graph(to_json_graph(bif).dump(), "asia.json");
+  for (std::size_t v = 0; v < bif.size(); ++v) EXPECT_EQ(json.variables[v].cpt, bif.variables[v].cpt);
+}
+
+struct Malformed {
+  const char* name;
+  const char* text;
+  const char* message;
+};
+
+void PrintTo(const Malformed& m, std::ostream* os) {
+  *os << m.name;
+}
+
+class bayes_json_errors : public ::testing::TestWithParam<Malformed> {};
+
+TEST_P(bayes_json_errors, NameTheJsonPointer) {
+  const Malformed& m = GetParam();
+  try {
+    parse_json_graph(m.text, "g.json");
+    FAIL() << "parsed without error";
+  } catch (const GraphError& e) {
+    EXPECT_EQ(std::string(e.what()), m.message);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    bayes, bayes_json_errors,
+    ::testing::Values(
+        Malformed{
+            "Syntax", "{\"variables\": [\n  {\"name\": \"a\",}\n]}",
+            "g.json: invalid JSON: parse error at line 2, column 16: syntax error while parsing object key - "
+            "unexpected '}'; expected string literal"},
+        Malformed{"NoVariables", "{\"name\": \"x\"}", "g.json: /: missing required key 'variables'"},
+        Malformed{"UnknownKey",
+                  R"({"variables": [{"name": "a", "states": ["t", "f"], "parent": [], "cpt": [0.5, 0.5]}]})",
+                  "g.json: /variables/0: unknown key 'parent' (did you mean 'parents'?)"},
+        Malformed{
+            "UnknownParent",
+            R"({"variables": [{"name": "a", "states": ["t", "f"], "parents": ["bb"], "cpt": [[0.5, 0.5]]},
+                                     {"name": "b", "states": ["t", "f"], "cpt": [0.5, 0.5]}]})",
+            "g.json: /variables/0/parents/0: unknown variable 'bb' (did you mean 'b'?)"},
+        Malformed{
+            "RowSum",
+            R"({"variables": [{"name": "a", "states": ["t", "f"], "cpt": [0.5, 0.5]},
+                                     {"name": "b", "states": ["t", "f"], "parents": ["a"], "cpt": [[0.5, 0.5], [0.9, 0.2]]}]})",
+            "g.json: /variables/1/cpt/1: variable 'b', CPT row (a=f): sums to 1.1 (|sum - 1| > 0.0001)"},
+        Malformed{"RowLength",
+                  R"({"variables": [{"name": "a", "states": ["t", "f", "u"], "cpt": [[0.5, 0.5]]}]})",
+                  "g.json: /variables/0/cpt/0: row (no parents) of 'a' has 2 probabilities, expected 3 (one "
+                  "per state)"},
+        Malformed{"MissingRow",
+                  R"({"variables": [{"name": "a", "states": ["t", "f"], "cpt": [0.5, 0.5]},
+                                     {"name": "b", "states": ["t", "f"], "parents": ["a"], "cpt": [[0.5, 0.5]]}]})",
+                  "g.json: /variables/1/cpt: 'b' has no row for (a=f) (2 rows expected, 1 given)"},
+        Malformed{"KeyedUnknownState",
+                  R"({"variables": [{"name": "a", "states": ["t", "f"], "cpt": [0.5, 0.5]},
+                                     {"name": "b", "states": ["t", "f"], "parents": ["a"],
+                                      "cpt": [{"given": {"a": "t"}, "p": [0.5, 0.5]}, {"given": {"a": "maybe"}, "p": [0.5, 0.5]}]}]})",
+                  "g.json: /variables/1/cpt/1/given/a: 'maybe' is not a state of 'a' (states: t, f)"},
+        Malformed{"NotANumber",
+                  R"({"variables": [{"name": "a", "states": ["t", "f"], "cpt": [0.5, "0.5"]}]})",
+                  "g.json: /variables/0/cpt/1: expected a number, got \"0.5\""},
+        Malformed{"DuplicateState",
+                  R"({"variables": [{"name": "a", "states": ["t", "t"], "cpt": [0.5, 0.5]}]})",
+                  "g.json: /variables/0/states/1: state 't' is listed twice"},
+        Malformed{
+            "Cycle",
+            R"({"variables": [{"name": "a", "states": ["t", "f"], "parents": ["b"], "cpt": [[0.5, 0.5], [0.5, 0.5]]},
+                                     {"name": "b", "states": ["t", "f"], "parents": ["a"], "cpt": [[0.5, 0.5], [0.5, 0.5]]}]})",
+            "g.json: the graph has a directed cycle through a, b"},
+        Malformed{"ThresholdOrder",
+                  R"({"variables": [{"name": "a", "states": ["lo", "mid", "hi"], "cpt": [0.2, 0.3, 0.5],
+                                      "discretization": {"feature": "f", "thresholds": [2, 1]}}]})",
+                  "g.json: /variables/0/discretization/thresholds/1: thresholds must be strictly ascending "
+                  "(1 after 2)"},
+        Malformed{"BinCount",
+                  R"({"variables": [{"name": "a", "states": ["lo", "mid", "hi"], "cpt": [0.2, 0.3, 0.5],
+                                      "discretization": {"feature": "f", "thresholds": [1]}}]})",
+                  "g.json: /variables/0/discretization: 1 thresholds make 2 bins but 'a' has 3 states; list "
+                  "the state of "
+                  "each bin in 'states'"},
+        Malformed{"WrongFormat", R"({"format": "other/2", "variables": []})",
+                  "g.json: /format: expected \"cann-debug.bayes-graph/1\", got \"other/2\""},
+        Malformed{
+            "DefaultState",
+            R"({"variables": [{"name": "a", "states": ["t", "f"], "default_state": "ok", "cpt": [0.5, 0.5]}]})",
+            "g.json: /variables/0/default_state: 'ok' is not a state of 'a' (states: t, f)"}),
+    [](const ::testing::TestParamInfo<Malformed>& info) { return std::string(info.param.name); });
+
+}  // namespace
+}  // namespace cann_debug::bayes

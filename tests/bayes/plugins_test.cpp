@@ -1,0 +1,236 @@
+// The bayes package's components through the SDK test harness: evidence in -> posterior out,
+// features -> evidence, the one-query reader, and their option checks.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+
+#include "bayes_exact.hpp"
+#include "bayes_sampling.hpp"
+#include "bayes_test_support.hpp"
+#include "cann_debug/messages.hpp"
+#include "cann_debug/testing.hpp"
+#include "discretize.hpp"
+#include "evidence_source.hpp"
+
+namespace cann_debug::plugins {
+namespace {
+
+using nlohmann::json;
+using testing::Harness;
+using ::testing::HasSubstr;
+namespace bt = bayes::test;
+
+Envelope evidence(std::map<std::string, std::string> hard,
+                  std::map<std::string, std::map<std::string, double>> soft = {}) {
+  Evidence e;
+  e.hard = std::move(hard);
+  e.soft = std::move(soft);
+  CorrelationKey key;
+  key.step_id = 42;
+  return Envelope::make(key, std::move(e));
+}
+
+std::string mini() {
+  return bt::data_file("mini_training.json");
+}
+
+TEST(bayes_plugins, ManifestsAreSound) {
+  for (const ComponentFactory* f : {&bayes_exact_factory(), &bayes_sampling_factory(), &discretize_factory(),
+                                    &evidence_source_factory()}) {
+    EXPECT_THAT(check_manifest(f->manifest()), ::testing::IsEmpty()) << f->manifest().type;
+  }
+  const Manifest& m = bayes_exact_factory().manifest();
+  EXPECT_EQ(m.kind, ComponentKind::kEngine);
+  EXPECT_EQ(m.inputs.at(0).accepts, std::vector<std::string>{"evidence/1"});
+  EXPECT_EQ(m.outputs.at(0).produces, "posterior/1");
+  EXPECT_EQ(m.outputs.at(1).produces, "json/1");
+  EXPECT_EQ(bayes_sampling_factory().manifest().kind, ComponentKind::kEngine);
+  EXPECT_EQ(discretize_factory().manifest().kind, ComponentKind::kExtractor);
+  EXPECT_EQ(discretize_factory().manifest().inputs.at(0).accepts, std::vector<std::string>{"feature.set/1"});
+  EXPECT_EQ(evidence_source_factory().manifest().kind, ComponentKind::kReader);
+}
+
+TEST(bayes_plugins, ExactEnginePosteriorPerEvidence) {
+  Harness h(bayes_exact_factory(), {{"graph", mini()}, {"top_k", 3}});
+  h.run_processor({{0, evidence({{"loss_spike", "yes"}, {"grad_clip_hits", "high"}})}, {0, evidence({})}});
+  const auto posteriors = h.outputs_of<Posterior>(0);
+  ASSERT_EQ(posteriors.size(), 2u);
+  const Posterior& p = posteriors[0];
+  EXPECT_EQ(p.graph, "mini_training");
+  EXPECT_EQ(p.marginals.size(), 6u);
+  EXPECT_NEAR(p.marginals.at("lr_too_high").at("yes"), 0.2 * 0.5089 / 0.16002, 1e-14);
+  ASSERT_EQ(p.top_causes.size(), 2u);
+  EXPECT_EQ(p.top_causes[0].id, "lr_too_high=yes");
+  EXPECT_EQ(p.top_causes[0].path,
+            (std::vector<std::string>{"lr_too_high=yes", "grad_explosion=yes", "grad_clip_hits=high"}));
+  EXPECT_EQ(p.top_causes[1].id, "bad_data=yes");
+  ASSERT_EQ(p.evidence_ranking.size(), 2u);
+  EXPECT_EQ(p.evidence_ranking[0].first, "loss_spike");
+  EXPECT_GT(p.evidence_ranking[0].second, p.evidence_ranking[1].second);
+  // The key travels with the answer; the stats message carries P(e).
+  EXPECT_EQ(h.out.emitted.at(0).second.key().step_id, 42);
+  const auto stats = h.outputs_of<JsonMessage>(1);
+  ASSERT_EQ(stats.size(), 2u);
+  EXPECT_NEAR(stats[0].value.at("p_evidence").get<double>(), 0.16002, 1e-14);
+  EXPECT_EQ(stats[0].value.at("inferences").get<int>(), 5);
+  EXPECT_EQ(stats[0].value.at("junction_tree").at("max_clique_entries").get<double>(), 8.0);
+  // The prior query: no evidence, so no ranking and one-element paths.
+  EXPECT_NEAR(posteriors[1].marginals.at("grad_explosion").at("yes"), 0.24, 1e-15);
+  EXPECT_TRUE(posteriors[1].evidence_ranking.empty());
+  EXPECT_EQ(posteriors[1].top_causes.at(0).path, std::vector<std::string>{"lr_too_high=yes"});
+}
+
+TEST(bayes_plugins, ExactEngineOnABifGraph) {
+  if (!bt::have_bn()) GTEST_SKIP() << "no shared BIF corpus";
+  Harness h(bayes_exact_factory(), {{"graph", bt::bif("asia")}, {"roots", {"smoke", "asia"}}, {"top_k", 1}});
+  h.run_processor({{0, evidence({{"asia", "yes"}, {"dysp", "yes"}})}});
+  const Posterior p = h.outputs_of<Posterior>(0).at(0);
+  // gRain's chest-clinic numbers: P(lung = yes | asia = yes, dysp = yes) = 0.09952515.
+  EXPECT_NEAR(p.marginals.at("lung").at("yes"), 0.09952515, 5e-9);
+  ASSERT_EQ(p.top_causes.size(), 1u);
+  EXPECT_EQ(p.top_causes[0].id, "smoke=yes");  // asia is observed, so only smoke is a candidate
+  EXPECT_NEAR(h.outputs_of<JsonMessage>(1).at(0).value.at("p_evidence").get<double>(), 0.004501375, 5e-10);
+}
+
+TEST(bayes_plugins, ExactEngineErrors) {
+  // Plan-time: the file and its extension.
+  try {
+    Harness h(bayes_exact_factory(), {{"graph", "/nonexistent/g.json"}});
+    FAIL();
+  } catch (const std::invalid_argument& e) {
+    EXPECT_STREQ(e.what(), "graph: no such file '/nonexistent/g.json'");
+  }
+  EXPECT_THROW(Harness(bayes_exact_factory(), {{"graph", mini() + ".txt"}}), std::invalid_argument);
+  EXPECT_THROW(Harness(bayes_exact_factory(), json::object()), std::invalid_argument);  // graph is required
+  // Start: unknown root, clique limit.
+  {
+    Harness h(bayes_exact_factory(), {{"graph", mini()}, {"roots", {"lr_to_high"}}});
+    try {
+      h.component().start();
+      FAIL();
+    } catch (const std::runtime_error& e) {
+      EXPECT_STREQ(e.what(),
+                   "roots: graph 'mini_training' has no variable 'lr_to_high' (did you mean 'lr_too_high'?)");
+    }
+  }
+  {
+    Harness h(bayes_exact_factory(), {{"graph", mini()}, {"max_clique_entries", 4}});
+    try {
+      h.component().start();
+      FAIL();
+    } catch (const std::runtime_error& e) {
+      EXPECT_THAT(e.what(), HasSubstr("graph 'mini_training' is too large for exact inference"));
+    }
+  }
+  // Process: evidence on an unknown variable.
+  Harness h(bayes_exact_factory(), {{"graph", mini()}});
+  h.component().start();
+  try {
+    h.component().process(evidence({{"loss", "yes"}}), 0, h.out);
+    FAIL();
+  } catch (const std::runtime_error& e) {
+    EXPECT_THAT(e.what(), HasSubstr("evidence names unknown variable 'loss' of graph 'mini_training'"));
+  }
+}
+
+TEST(bayes_plugins, SamplingEngineReportsItsErrorAgainstExact) {
+  Harness h(bayes_sampling_factory(), {{"graph", mini()}, {"samples", 20000}, {"seed", 3}});
+  h.run_processor({{0, evidence({{"loss_spike", "yes"}})}});
+  const Posterior p = h.outputs_of<Posterior>(0).at(0);
+  const json stats = h.outputs_of<JsonMessage>(1).at(0).value;
+  EXPECT_EQ(stats.at("engine"), "likelihood_weighting");
+  EXPECT_EQ(stats.at("samples"), 20000);
+  const double error = stats.at("max_abs_error_vs_exact").get<double>();
+  EXPECT_GT(error, 0.0);
+  EXPECT_LT(error, 0.02);
+  EXPECT_NEAR(p.marginals.at("lr_too_high").at("yes"), 0.2 * 0.745 / (0.2 * 0.745 + 0.8 * 0.185),
+              error + 1e-12);
+  EXPECT_EQ(p.top_causes.at(0).id, "lr_too_high=yes");
+  // Without a feasible exact engine the figure is null, with the reason.
+  Harness small(bayes_sampling_factory(), {{"graph", mini()}, {"samples", 1000}, {"max_clique_entries", 4}});
+  small.run_processor({{0, evidence({{"loss_spike", "yes"}})}});
+  const json s = small.outputs_of<JsonMessage>(1).at(0).value;
+  EXPECT_TRUE(s.at("max_abs_error_vs_exact").is_null());
+  EXPECT_THAT(s.at("exact_unavailable").get<std::string>(), HasSubstr("too large for exact inference"));
+}
+
+Envelope features(std::vector<Feature> list) {
+  return Envelope::make(CorrelationKey{}, FeatureSet{"run", std::move(list)});
+}
+
+TEST(bayes_plugins, DiscretizeFeaturesToEvidence) {
+  Harness h(discretize_factory(), {{"graph", mini()}});
+  EvidenceRef window{.kind = "window", .id = "loss", .first_step = 10, .last_step = 20};
+  EvidenceRef rank0{.kind = "rank", .id = "rank0"};
+  h.run_processor(
+      {{0, features({{"loss.robust_z", 3.5, "", {window}, {}},
+                     {"grad_norm.clip_ratio", 0.9, "ratio", {rank0}, {{"rank", "1"}}},  // wrong rank
+                     {"unrelated", 1.0, "", {}, {}}})},
+       {0, features({{"grad_norm.clip_ratio", 0.4, "ratio", {rank0}, {{"rank", "0"}}}})}});
+  const auto out = h.outputs_of<Evidence>(0);
+  ASSERT_EQ(out.size(), 1u);  // on_flush: one message at the end
+  const Evidence& e = out[0];
+  EXPECT_EQ(e.hard, (std::map<std::string, std::string>{{"grad_clip_hits", "high"}}));
+  ASSERT_EQ(e.soft.count("loss_spike"), 1u);
+  EXPECT_NEAR(e.soft.at("loss_spike").at("no"), 1.0 / (1.0 + std::exp(1.0)), 1e-15);
+  EXPECT_NEAR(e.soft.at("loss_spike").at("yes"), 1.0 - 1.0 / (1.0 + std::exp(1.0)), 1e-15);
+  ASSERT_EQ(e.provenance.at("loss_spike").size(), 1u);
+  EXPECT_EQ(e.provenance.at("loss_spike")[0].first_step, 10);
+  EXPECT_EQ(e.provenance.at("grad_clip_hits")[0].id, "rank0");
+}
+
+TEST(bayes_plugins, DiscretizeEverySetAndNonFinite) {
+  Harness h(discretize_factory(), {{"graph", mini()}, {"emit", "every_set"}});
+  h.run_processor({{0, features({{"loss.robust_z", 0.0, "", {}, {}}})},
+                   {0, features({{"loss.robust_z", std::numeric_limits<double>::quiet_NaN(), "", {}, {}}})}});
+  const auto out = h.outputs_of<Evidence>(0);
+  ASSERT_EQ(out.size(), 2u);
+  EXPECT_LT(out[0].soft.at("loss_spike").at("yes"), 0.01);
+  EXPECT_EQ(out[1].hard.at("loss_spike"), "yes");  // NaN -> nonfinite_state; the latest reading wins
+  EXPECT_EQ(out[1].soft.count("loss_spike"), 0u);
+  // A graph without any discretization spec cannot produce evidence.
+  Harness plain(discretize_factory(), {{"graph", bt::data_file("no_discretization.json")}});
+  try {
+    plain.component().start();
+    FAIL();
+  } catch (const std::runtime_error& e) {
+    EXPECT_THAT(e.what(), HasSubstr("graph 'plain'"));
+    EXPECT_THAT(e.what(), HasSubstr("has no variable with a 'discretization' spec"));
+  }
+  // Nothing received: nothing emitted.
+  Harness idle(discretize_factory(), {{"graph", mini()}});
+  idle.run_processor({});
+  EXPECT_TRUE(idle.out.emitted.empty());
+}
+
+TEST(bayes_plugins, EvidenceSourceFeedsTheEngine) {
+  Harness src(evidence_source_factory(), {{"hard", {{"loss_spike", "yes"}, {"level", 1}}},
+                                          {"soft", {{"grad_clip_hits", {{"high", 0.8}, {"low", 0.2}}}}}});
+  src.run_source(10);
+  const auto out = src.outputs_of<Evidence>(0);
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_EQ(out[0].hard, (std::map<std::string, std::string>{{"level", "1"}, {"loss_spike", "yes"}}));
+  EXPECT_EQ(out[0].soft.at("grad_clip_hits").at("high"), 0.8);
+  // Bad option values are plan-time errors.
+  try {
+    Harness bad(evidence_source_factory(), {{"soft", {{"x", {{"a", -1}}}}}});
+    FAIL();
+  } catch (const std::invalid_argument& e) {
+    EXPECT_STREQ(e.what(), "soft: 'x.a': expected a likelihood >= 0, got -1");
+  }
+  EXPECT_THROW(Harness(evidence_source_factory(), {{"hard", {{"x", json::array()}}}}), std::invalid_argument);
+  // The emitted message drives the engine (drop the made-up variable "level" first).
+  Evidence e = out[0];
+  e.hard.erase("level");
+  Harness engine(bayes_exact_factory(), {{"graph", mini()}, {"explain", false}});
+  engine.run_processor({{0, Envelope::make(CorrelationKey{}, e)}});
+  const Posterior p = engine.outputs_of<Posterior>(0).at(0);
+  EXPECT_EQ(p.marginals.at("loss_spike").at("yes"), 1.0);
+  EXPECT_TRUE(p.evidence_ranking.empty());
+  EXPECT_EQ(engine.outputs_of<JsonMessage>(1).at(0).value.at("inferences"), 1);
+}
+
+}  // namespace
+}  // namespace cann_debug::plugins
