@@ -5,6 +5,7 @@
 #include <spdlog/spdlog.h>
 
 #include "builtin_components.hpp"
+#include "graph_runner.hpp"
 #include "pipeline_document.hpp"
 
 namespace cann_debug::cli {
@@ -21,10 +22,13 @@ void setup_logging(int verbosity) {
   auto logger = spdlog::stderr_color_mt("cann-debug");
   logger->set_pattern("%^%l%$: %v");
   spdlog::set_default_logger(logger);
-  spdlog::set_level(verbosity >= 2 ? spdlog::level::debug : verbosity == 1 ? spdlog::level::info : spdlog::level::warn);
+  spdlog::set_level(verbosity >= 2   ? spdlog::level::debug
+                    : verbosity == 1 ? spdlog::level::info
+                                     : spdlog::level::warn);
 }
 
-std::unique_ptr<host::PluginRegistry> load_registry(const GlobalOptions& g, const std::vector<std::string>& extra_paths) {
+std::unique_ptr<host::PluginRegistry> load_registry(const GlobalOptions& g,
+                                                    const std::vector<std::string>& extra_paths) {
   auto registry = std::make_unique<host::PluginRegistry>();
   host::register_builtins(*registry);
   std::vector<std::string> paths = g.plugin_paths;
@@ -44,8 +48,10 @@ std::optional<host::PipelinePlan> load_pipeline(const GlobalOptions& g, const Pi
   host::Diagnostics diags;
   for (const auto& v : args.vars) {
     auto eq = v.find('=');
-    if (eq == std::string::npos || eq == 0) diags.error({"--var " + v, 0, 0}, "expected --var NAME=VALUE");
-    else inputs.variables[v.substr(0, eq)] = v.substr(eq + 1);
+    if (eq == std::string::npos || eq == 0)
+      diags.error({"--var " + v, 0, 0}, "expected --var NAME=VALUE");
+    else
+      inputs.variables[v.substr(0, eq)] = v.substr(eq + 1);
   }
   inputs.overrides = args.overrides;
   auto doc = host::parse_pipeline_file(args.file, inputs, diags);
@@ -60,6 +66,21 @@ std::optional<host::PipelinePlan> load_pipeline(const GlobalOptions& g, const Pi
     return std::nullopt;
   }
   return plan;
+}
+
+int run_embedded(const GlobalOptions& g, const std::string& yaml, const std::string& name, EmbeddedRun& out) {
+  host::Diagnostics diags;
+  auto doc = host::parse_pipeline_text(yaml, name, {}, diags);
+  if (doc) {
+    out.registry = load_registry(g, doc->plugin_paths);
+    out.plan = host::plan_pipeline(*doc, *out.registry, diags);
+  }
+  if (!diags.items().empty()) fmt::print(stderr, "{}", diags.to_string());
+  if (!out.plan) return kInvalidPipeline;
+  host::GraphRunner runner(*out.plan, {});
+  out.report = runner.run();
+  for (const auto& e : out.report.errors) fmt::print(stderr, "{}\n", e.to_string());
+  return out.report.ok ? kOk : kRunFailed;
 }
 
 }  // namespace cann_debug::cli

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "graph_runner.hpp"
 #include "pipeline_plan.hpp"
 #include "plugin_registry.hpp"
 
@@ -48,7 +49,20 @@ std::unique_ptr<host::PluginRegistry> load_registry(const GlobalOptions& g,
 /// Parses, loads plugins for, and validates a pipeline; prints every problem to stderr.
 /// `registry` receives the registry used (the plan refers to it).
 std::optional<host::PipelinePlan> load_pipeline(const GlobalOptions& g, const PipelineArgs& args,
-                                                std::unique_ptr<host::PluginRegistry>& registry, bool probe = true);
+                                                std::unique_ptr<host::PluginRegistry>& registry,
+                                                bool probe = true);
+
+/// A pipeline the command line builds itself (e.g. `infer`), run to completion. Captured envelopes refer
+/// to the plan, so keep this object alive while reading them.
+struct EmbeddedRun {
+  std::unique_ptr<host::PluginRegistry> registry;
+  std::optional<host::PipelinePlan> plan;
+  host::RunReport report;
+};
+
+/// Parses, validates and runs `yaml` (named `name` in diagnostics); prints problems to stderr. Returns an
+/// exit code: kOk, kInvalidPipeline or kRunFailed.
+int run_embedded(const GlobalOptions& g, const std::string& yaml, const std::string& name, EmbeddedRun& out);
 
 /// A verb: its subcommand and what runs when it was given (returns the exit code).
 struct Verb {
@@ -61,5 +75,6 @@ Verb register_validate(CLI::App& app, const GlobalOptions& g);
 Verb register_plugins(CLI::App& app, const GlobalOptions& g);
 Verb register_inspect(CLI::App& app, const GlobalOptions& g);
 Verb register_graph(CLI::App& app, const GlobalOptions& g);
+Verb register_infer(CLI::App& app, const GlobalOptions& g);
 
 }  // namespace cann_debug::cli

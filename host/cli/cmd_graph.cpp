@@ -24,7 +24,8 @@ Verb register_graph(CLI::App& app, const GlobalOptions& g) {
               fmt::print("{} ({})\n", c.id, to_string(c.manifest().kind));
               for (const auto& l : plan->links)
                 if (l.from == i)
-                  fmt::print("  {} -> {}.{}  [{}]\n", c.manifest().outputs[l.from_port].name, plan->components[l.to].id,
+                  fmt::print("  {} -> {}.{}  [{}]\n", c.manifest().outputs[l.from_port].name,
+                             plan->components[l.to].id,
                              plan->components[l.to].manifest().inputs[l.to_port].name, l.message_type);
             }
             return static_cast<int>(kOk);

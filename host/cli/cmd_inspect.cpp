@@ -15,20 +15,23 @@ std::string show_default(const OptionSpec& o) {
 
 void print_text(const Manifest& m, const host::ComponentEntry& e) {
   fmt::print("{} — {}\n\n", m.type, m.description);
-  fmt::print("  kind         {}\n  version      {}\n  stability    {}\n  package      {} {} ({})\n", to_string(m.kind),
-             m.version, to_string(m.stability), e.package->name, e.package->version, e.package->path);
+  fmt::print("  kind         {}\n  version      {}\n  stability    {}\n  package      {} {} ({})\n",
+             to_string(m.kind), m.version, to_string(m.stability), e.package->name, e.package->version,
+             e.package->path);
   std::string conc = m.concurrency.mode == Concurrency::Mode::kSerial        ? "serial"
                      : m.concurrency.mode == Concurrency::Mode::kLightweight ? "lightweight"
-                     : m.concurrency.mode == Concurrency::Mode::kReentrant   ? "reentrant"
-                                                                           : fmt::format("max {}", m.concurrency.limit);
+                     : m.concurrency.mode == Concurrency::Mode::kReentrant
+                         ? "reentrant"
+                         : fmt::format("max {}", m.concurrency.limit);
   fmt::print("  concurrency  {}\n\nInput ports:\n", conc);
   if (m.inputs.empty()) fmt::print("  (none: a source)\n");
   for (const auto& p : m.inputs)
-    fmt::print("  {:<14} accepts {}{}\n  {:<14} {}\n", p.name, fmt::join(p.accepts, " | "), p.required ? " (required)" : "",
-               "", p.description);
+    fmt::print("  {:<14} accepts {}{}\n  {:<14} {}\n", p.name, fmt::join(p.accepts, " | "),
+               p.required ? " (required)" : "", "", p.description);
   fmt::print("\nOutput ports:\n");
   if (m.outputs.empty()) fmt::print("  (none: a sink)\n");
-  for (const auto& p : m.outputs) fmt::print("  {:<14} produces {}\n  {:<14} {}\n", p.name, p.produces, "", p.description);
+  for (const auto& p : m.outputs)
+    fmt::print("  {:<14} produces {}\n  {:<14} {}\n", p.name, p.produces, "", p.description);
   fmt::print("\nOptions:\n");
   if (m.options.empty()) fmt::print("  (none)\n");
   for (const auto& o : m.options) {
@@ -37,8 +40,8 @@ void print_text(const Manifest& m, const host::ComponentEntry& e) {
     if (o.min || o.max)
       extra += fmt::format(" range [{}, {}]", o.min ? fmt::format("{}", *o.min) : "-inf",
                            o.max ? fmt::format("{}", *o.max) : "inf");
-    fmt::print("  {:<16} {:<13} default {}{}\n  {:<16} {}\n", o.name, to_string(o.type), show_default(o), extra, "",
-               o.description);
+    fmt::print("  {:<16} {:<13} default {}{}\n  {:<16} {}\n", o.name, to_string(o.type), show_default(o),
+               extra, "", o.description);
   }
   if (!m.sample_yaml.empty()) fmt::print("\nSample YAML:\n{}\n", m.sample_yaml);
 }
@@ -46,7 +49,8 @@ void print_text(const Manifest& m, const host::ComponentEntry& e) {
 }  // namespace
 
 Verb register_inspect(CLI::App& app, const GlobalOptions& g) {
-  auto* cmd = app.add_subcommand("inspect", "Describe a component type: ports, options with defaults, sample YAML");
+  auto* cmd =
+      app.add_subcommand("inspect", "Describe a component type: ports, options with defaults, sample YAML");
   auto type = std::make_shared<std::string>();
   auto json = std::make_shared<bool>(false);
   cmd->add_option("type", *type, "Component type, e.g. jsonl")->required();
@@ -58,12 +62,14 @@ Verb register_inspect(CLI::App& app, const GlobalOptions& g) {
               auto types = registry->types();
               std::string hint = closest_match(*type, types);
               fmt::print(stderr, "error: unknown component type '{}'{} (valid types: {})\n", *type,
-                         hint.empty() ? "" : fmt::format("; did you mean '{}'?", hint), fmt::join(types, ", "));
+                         hint.empty() ? "" : fmt::format("; did you mean '{}'?", hint),
+                         fmt::join(types, ", "));
               return static_cast<int>(kNotFound);
             }
             if (*json) {
               auto j = manifest_to_json(e->manifest());
-              j["package"] = {{"name", e->package->name}, {"version", e->package->version}, {"path", e->package->path}};
+              j["package"] = {
+                  {"name", e->package->name}, {"version", e->package->version}, {"path", e->package->path}};
               fmt::print("{}\n", j.dump(2));
             } else {
               print_text(e->manifest(), *e);

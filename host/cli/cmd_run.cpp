@@ -43,7 +43,8 @@ Verb register_run(CLI::App& app, const GlobalOptions& g) {
             if (!args->duration.empty()) {
               auto ns = parse_duration_ns(args->duration);
               if (!ns || *ns <= 0) {
-                fmt::print(stderr, "error: --duration: expected a duration like 30s or 5m, got '{}'\n", args->duration);
+                fmt::print(stderr, "error: --duration: expected a duration like 30s or 5m, got '{}'\n",
+                           args->duration);
                 return static_cast<int>(kUsage);
               }
               options.duration_ns = *ns;
@@ -66,12 +67,10 @@ Verb register_run(CLI::App& app, const GlobalOptions& g) {
 
             for (const auto& e : report.errors) fmt::print(stderr, "{}\n", e.to_string());
             if (args->json) {
-              nlohmann::json j = {{"pipeline", args->pipeline.file},
-                                  {"ok", report.ok},
-                                  {"interrupted", report.interrupted},
-                                  {"seconds", report.seconds},
-                                  {"components", nlohmann::json::array()},
-                                  {"errors", nlohmann::json::array()}};
+              nlohmann::json j = {
+                  {"pipeline", args->pipeline.file},       {"ok", report.ok},
+                  {"interrupted", report.interrupted},     {"seconds", report.seconds},
+                  {"components", nlohmann::json::array()}, {"errors", nlohmann::json::array()}};
               for (const auto& n : report.nodes)
                 j["components"].push_back({{"id", n.id},
                                            {"received", n.received},
@@ -86,12 +85,14 @@ Verb register_run(CLI::App& app, const GlobalOptions& g) {
                                        {"message", e.message}});
               fmt::print("{}\n", j.dump(2));
             } else {
-              fmt::print("{} {} in {:.3f} s{}\n", args->pipeline.file, report.ok ? "finished" : "FAILED", report.seconds,
+              fmt::print("{} {} in {:.3f} s{}\n", args->pipeline.file, report.ok ? "finished" : "FAILED",
+                         report.seconds,
                          report.interrupted ? " (interrupted: sources stopped, data drained)" : "");
-              fmt::print("  {:<28} {:>10} {:>10} {:>10} {:>9}\n", "component", "received", "emitted", "max queue", "busy s");
+              fmt::print("  {:<28} {:>10} {:>10} {:>10} {:>9}\n", "component", "received", "emitted",
+                         "max queue", "busy s");
               for (const auto& n : report.nodes)
-                fmt::print("  {:<28} {:>10} {:>10} {:>10} {:>9.3f}\n", n.id, n.received, n.emitted, n.max_queued,
-                           n.busy_seconds);
+                fmt::print("  {:<28} {:>10} {:>10} {:>10} {:>9.3f}\n", n.id, n.received, n.emitted,
+                           n.max_queued, n.busy_seconds);
             }
             if (!report.ok) return static_cast<int>(kRunFailed);
             return static_cast<int>(report.interrupted ? kInterrupted : kOk);

@@ -23,9 +23,10 @@ const fs::path kSource = CANN_DEBUG_SOURCE_DIR;
 class DemoPipeline : public ::testing::Test {
  protected:
   void SetUp() override {
-    scratch_ = fs::temp_directory_path() /
-               ("cann_debug_e2e_" + std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()) + "_" +
-                std::to_string(getpid()));
+    scratch_ =
+        fs::temp_directory_path() /
+        ("cann_debug_e2e_" + std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()) +
+         "_" + std::to_string(getpid()));
     fs::remove_all(scratch_);
     fs::create_directories(scratch_);
   }
@@ -100,8 +101,8 @@ TEST_F(DemoPipeline, FindsTheLossSpikeInTheBundledRun) {
 TEST_F(DemoPipeline, HealthyRunHasNoComparableSpike) {
   auto max_loss_z = [&](const std::string& sample) {
     const fs::path out = scratch_ / sample;
-    EXPECT_EQ(run({"run", (kSource / "pipelines/demo.yaml").string(), "--input", (kSource / "samples" / sample).string(),
-                   "--output", out.string()}),
+    EXPECT_EQ(run({"run", (kSource / "pipelines/demo.yaml").string(), "--input",
+                   (kSource / "samples" / sample).string(), "--output", out.string()}),
               0)
         << child_->err();
     auto f = features(out / "features.jsonl");
@@ -117,7 +118,8 @@ TEST_F(DemoPipeline, HealthyRunHasNoComparableSpike) {
 TEST_F(DemoPipeline, OverrideWritesAJsonArray) {
   ASSERT_EQ(run({"run", (kSource / "pipelines/demo.yaml").string(), "--input",
                  (kSource / "samples/training-healthy").string(), "--output", scratch_.string(), "--set",
-                 "json_sink/features.format=json", "--set", "json_sink/features.path=" + (scratch_ / "f.json").string()}),
+                 "json_sink/features.format=json", "--set",
+                 "json_sink/features.path=" + (scratch_ / "f.json").string()}),
             0)
       << child_->err();
   std::ifstream in(scratch_ / "f.json");
@@ -131,14 +133,15 @@ TEST_F(DemoPipeline, OverrideWritesAJsonArray) {
 TEST_F(DemoPipeline, MissingInputIsReportedWithItsPosition) {
   EXPECT_EQ(run({"validate", (kSource / "pipelines/demo.yaml").string(), "--output", scratch_.string()}), 3);
   const std::string err = child_->err();
-  EXPECT_NE(err.find("demo.yaml:12:11: error: undefined variable '${input}' (pass --input DIR)"), std::string::npos)
+  EXPECT_NE(err.find("demo.yaml:12:11: error: undefined variable '${input}' (pass --input DIR)"),
+            std::string::npos)
       << err;
   EXPECT_NE(err.find("1 error(s); nothing was run"), std::string::npos) << err;
 }
 
 TEST_F(DemoPipeline, HostMetricsFromProc) {
-  ASSERT_EQ(run({"run", (kSource / "pipelines/host-metrics.yaml").string(), "--output", scratch_.string(), "--set",
-                 "procfs/host.samples=3", "--set", "procfs/host.interval=20ms"}),
+  ASSERT_EQ(run({"run", (kSource / "pipelines/host-metrics.yaml").string(), "--output", scratch_.string(),
+                 "--set", "procfs/host.samples=3", "--set", "procfs/host.interval=20ms"}),
             0)
       << child_->err();
   int utilization_points = 0;
