@@ -73,10 +73,12 @@ std::vector<std::string> check_manifest(const Manifest& m) {
     bad(fmt::format("type '{}' must match [a-z][a-z0-9_.]* (at most 63 characters)", m.type));
   if (m.description.empty()) bad("description is empty");
   if (m.version.empty()) bad("version is empty");
-  if (is_source(m.kind) && !m.inputs.empty()) bad(fmt::format("a {} has no input ports", to_string(m.kind)));
-  if (!is_source(m.kind) && m.inputs.empty()) bad(fmt::format("a {} needs at least one input port", to_string(m.kind)));
+  const std::string_view kind = to_string(m.kind);
+  const char* article = kind.front() == 'a' || kind.front() == 'e' ? "an" : "a";
+  if (is_source(m.kind) && !m.inputs.empty()) bad(fmt::format("{} {} has no input ports", article, kind));
+  if (!is_source(m.kind) && m.inputs.empty()) bad(fmt::format("{} {} needs at least one input port", article, kind));
   if (m.kind != ComponentKind::kSink && m.outputs.empty())
-    bad(fmt::format("a {} needs at least one output port", to_string(m.kind)));
+    bad(fmt::format("{} {} needs at least one output port", article, kind));
   if (m.concurrency.mode == Concurrency::Mode::kLimited && m.concurrency.limit == 0)
     bad("concurrency limit must be at least 1");
   std::set<std::string> ports;

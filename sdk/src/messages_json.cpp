@@ -27,6 +27,23 @@ double read_number(const json& j) {
   throw json::type_error::create(302, "expected a number or \"nan\"/\"inf\"/\"-inf\"", &j);
 }
 
+// state -> probability tables (posteriors, soft evidence), with non-finite values as strings.
+json table(const std::map<std::string, std::map<std::string, double>>& t) {
+  json j = json::object();
+  for (const auto& [var, states] : t) {
+    json row = json::object();
+    for (const auto& [state, v] : states) row[state] = number(v);
+    j[var] = std::move(row);
+  }
+  return j;
+}
+void read_table(const json& j, const char* key, std::map<std::string, std::map<std::string, double>>& out) {
+  auto it = j.find(key);
+  if (it == j.end() || it->is_null()) return;
+  for (const auto& [var, states] : it->items())
+    for (const auto& [state, v] : states.items()) out[var][state] = read_number(v);
+}
+
 template <typename T>
 void get_if(const json& j, const char* key, T& out) {
   if (auto it = j.find(key); it != j.end() && !it->is_null()) it->get_to(out);
@@ -172,49 +189,49 @@ void from_json(const json& j, FeatureSet& v) {
 
 // evidence/1
 void to_json(json& j, const Evidence& v) {
-  j = {{"hard", v.hard}, {"soft", v.soft}};
+  j = {{"hard", v.hard}, {"soft", table(v.soft)}};
   if (!v.provenance.empty()) j["provenance"] = v.provenance;
 }
 void from_json(const json& j, Evidence& v) {
   v = {};
   get_if(j, "hard", v.hard);
-  get_if(j, "soft", v.soft);
+  read_table(j, "soft", v.soft);
   get_if(j, "provenance", v.provenance);
 }
 
 // posterior/1
 void to_json(json& j, const RankedCause& v) {
-  j = {{"id", v.id}, {"probability", v.probability}, {"path", v.path}};
+  j = {{"id", v.id}, {"probability", number(v.probability)}, {"path", v.path}};
 }
 void from_json(const json& j, RankedCause& v) {
   v = {};
   j.at("id").get_to(v.id);
-  j.at("probability").get_to(v.probability);
+  v.probability = read_number(j.at("probability"));
   get_if(j, "path", v.path);
 }
 void to_json(json& j, const Posterior& v) {
   json ranking = json::array();
-  for (const auto& [var, score] : v.evidence_ranking) ranking.push_back({{"variable", var}, {"score", score}});
-  j = {{"graph", v.graph}, {"marginals", v.marginals}, {"top_causes", v.top_causes}, {"evidence_ranking", ranking}};
+  for (const auto& [var, score] : v.evidence_ranking) ranking.push_back({{"variable", var}, {"score", number(score)}});
+  j = {{"graph", v.graph}, {"marginals", table(v.marginals)}, {"top_causes", v.top_causes}, {"evidence_ranking", ranking}};
 }
 void from_json(const json& j, Posterior& v) {
   v = {};
   get_if(j, "graph", v.graph);
-  get_if(j, "marginals", v.marginals);
+  read_table(j, "marginals", v.marginals);
   get_if(j, "top_causes", v.top_causes);
   if (auto it = j.find("evidence_ranking"); it != j.end())
-    for (const auto& e : *it) v.evidence_ranking.emplace_back(e.at("variable").get<std::string>(), e.at("score").get<double>());
+    for (const auto& e : *it) v.evidence_ranking.emplace_back(e.at("variable").get<std::string>(), read_number(e.at("score")));
 }
 
 // diagnosis/1
 void to_json(json& j, const RootCause& v) {
-  j = {{"id", v.id}, {"confidence", v.confidence}, {"path", v.path}, {"evidence", v.evidence}};
+  j = {{"id", v.id}, {"confidence", number(v.confidence)}, {"path", v.path}, {"evidence", v.evidence}};
   if (!v.explanation.empty()) j["explanation"] = v.explanation;
 }
 void from_json(const json& j, RootCause& v) {
   v = {};
   j.at("id").get_to(v.id);
-  j.at("confidence").get_to(v.confidence);
+  v.confidence = read_number(j.at("confidence"));
   get_if(j, "path", v.path);
   get_if(j, "evidence", v.evidence);
   get_if(j, "explanation", v.explanation);
@@ -240,7 +257,7 @@ void to_json(json& j, const Suggestion& v) {
        {"code", v.code},
        {"risk", v.risk},
        {"priority", v.priority},
-       {"expected_improvement", v.expected_improvement},
+       {"expected_improvement", number(v.expected_improvement)},
        {"improvement_source", v.improvement_source},
        {"target_metric", v.target_metric}};
 }
@@ -253,7 +270,8 @@ void from_json(const json& j, Suggestion& v) {
   get_if(j, "code", v.code);
   get_if(j, "risk", v.risk);
   get_if(j, "priority", v.priority);
-  get_if(j, "expected_improvement", v.expected_improvement);
+  if (auto it = j.find("expected_improvement"); it != j.end() && !it->is_null())
+    v.expected_improvement = read_number(*it);
   get_if(j, "improvement_source", v.improvement_source);
   get_if(j, "target_metric", v.target_metric);
 }

@@ -20,7 +20,7 @@ namespace cann_debug {
 
 /// FNV-1a, 64 bit: stable across compilers, usable at compile time.
 constexpr std::uint64_t type_hash(std::string_view id) {
-  std::uint64_t h = 1469598103934665603ull;
+  std::uint64_t h = 14695981039346656037ull;
   for (char c : id) {
     h ^= static_cast<unsigned char>(c);
     h *= 1099511628211ull;
