@@ -2,10 +2,10 @@
 # Installs the Debian 12 packages cann-debug builds against. Idempotent; skips apt when all are present.
 set -euo pipefail
 PACKAGES=(
-  cmake g++ ninja-build pkg-config clang-format
+  cmake g++ ninja-build pkg-config clang-format ccache
   libboost-dev libboost-filesystem-dev libyaml-cpp-dev libfmt-dev libtbb-dev nlohmann-json3-dev
   libgtest-dev libgmock-dev libbenchmark-dev libcli11-dev libspdlog-dev
-  libsimdjson-dev libzstd-dev libcpp-httplib-dev
+  libsimdjson-dev libzstd-dev libcpp-httplib-dev zlib1g-dev
 )
 missing=()
 for p in "${PACKAGES[@]}"; do

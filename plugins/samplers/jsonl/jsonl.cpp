@@ -16,7 +16,8 @@
 #include <nlohmann/json.hpp>
 
 #include "cann_debug/messages.hpp"
-#include "line_reader.hpp"
+#include "reader_support/line_reader.hpp"
+#include "reader_support/text.hpp"
 
 namespace cann_debug::plugins {
 namespace {
@@ -81,22 +82,7 @@ Manifest make_manifest() {
   return m;
 }
 
-// Bytes of untrusted input made printable for an error message (and valid UTF-8 for its JSON form).
-std::string printable(std::string_view text, std::size_t max_chars = 160) {
-  std::string out;
-  for (char c : text) {
-    if (out.size() >= max_chars) {
-      out += "...";
-      break;
-    }
-    const auto u = static_cast<unsigned char>(c);
-    if (u >= 0x20 && u < 0x7f)
-      out += c;
-    else
-      out += fmt::format("\\x{:02x}", u);
-  }
-  return out;
-}
+using readers::printable;
 
 std::string_view json_kind(const json& j) {
   switch (j.type()) {
@@ -246,12 +232,12 @@ class JsonlReader final : public Component {
     std::string line;
     while (batch.records.size() < batch_size_) {
       const auto status = lines_->next(line);
-      if (status == jsonl_detail::LineReader::Status::kEnd) {
+      if (status == readers::LineReader::Status::kEnd) {
         if (lines_->read_error()) fail(batch, out, "read error after this line", lines_->line_number());
         done_ = true;
         break;
       }
-      if (status == jsonl_detail::LineReader::Status::kTooLong) {
+      if (status == readers::LineReader::Status::kTooLong) {
         fail(batch, out,
              fmt::format("expected a line of at most max_line_bytes = {} bytes, got a longer one "
                          "(binary data or a missing newline?)",
@@ -291,7 +277,7 @@ class JsonlReader final : public Component {
   std::size_t batch_size_;
   std::size_t max_line_bytes_;
   std::ifstream file_;
-  std::optional<jsonl_detail::LineReader> lines_;
+  std::optional<readers::LineReader> lines_;
   bool done_ = false;
 };
 

@@ -1,0 +1,57 @@
+#include "kernel_class.hpp"
+
+namespace cann_debug::plugins::hta {
+namespace {
+
+bool starts(std::string_view s, std::string_view prefix) {
+  return s.substr(0, prefix.size()) == prefix;
+}
+bool has(std::string_view s, std::string_view part) {
+  return s.find(part) != std::string_view::npos;
+}
+
+// Python's re.match anchors at the start only, so "(.*x)" is "contains x" and "(cuda.*LaunchKernel)" is
+// "starts with cuda and contains LaunchKernel after it".
+bool non_compute(std::string_view n) {
+  if (starts(n, "nccl") || has(n, "Memcpy") || has(n, "Memset") || has(n, "dma") || has(n, "Sync"))
+    return true;
+  if (starts(n, "Stream Wait Event") || starts(n, "runFunction") || starts(n, "hip")) return true;
+  if (starts(n, "job_exe") || starts(n, "pe_exe")) return true;
+  return starts(n, "cuda") && n.find("LaunchKernel", 4) != std::string_view::npos;
+}
+
+}  // namespace
+
+KernelType kernel_type(std::string_view n) {
+  if (starts(n, "nccl") || starts(n, "hip") || starts(n, "hccl") || has(n, "ncclKernel"))
+    return KernelType::kCommunication;
+  if (starts(n, "Memcpy") || starts(n, "hipMemcpy") || starts(n, "Memset") || starts(n, "hipMemset") ||
+      starts(n, "dma"))
+    return KernelType::kMemory;
+  return non_compute(n) ? KernelType::kOther : KernelType::kComputation;
+}
+
+std::string_view kernel_type_name(KernelType t) {
+  switch (t) {
+    case KernelType::kComputation:
+      return "COMPUTATION";
+    case KernelType::kCommunication:
+      return "COMMUNICATION";
+    case KernelType::kMemory:
+      return "MEMORY";
+    case KernelType::kOther:
+      return "OTHER";
+  }
+  return "OTHER";
+}
+
+bool is_launch_call(std::string_view n) {
+  return n == "cudaLaunchKernel" || n == "cudaLaunchKernelExC" || n == "cudaMemcpyAsync" ||
+         n == "cudaMemsetAsync" || starts(n, "runFunction");
+}
+
+bool is_straggler_comm_kernel(std::string_view n) {
+  return starts(n, "ncclKernel");
+}
+
+}  // namespace cann_debug::plugins::hta

@@ -1,0 +1,11 @@
+// ascend_kernel_details: a reader of Ascend profiler output (see the manifest's description and
+// docs/readers.md).
+#pragma once
+
+#include "cann_debug/component.hpp"
+
+namespace cann_debug::plugins {
+
+const ComponentFactory& ascend_kernel_details_factory();
+
+}  // namespace cann_debug::plugins

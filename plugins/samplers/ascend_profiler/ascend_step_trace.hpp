@@ -1,0 +1,10 @@
+// ascend_step_trace: a reader of Ascend profiler output (see the manifest's description and docs/readers.md).
+#pragma once
+
+#include "cann_debug/component.hpp"
+
+namespace cann_debug::plugins {
+
+const ComponentFactory& ascend_step_trace_factory();
+
+}  // namespace cann_debug::plugins

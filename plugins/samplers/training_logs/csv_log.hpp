@@ -1,0 +1,10 @@
+// csv_log: a reader of training and inference logs (see the manifest's description and docs/readers.md).
+#pragma once
+
+#include "cann_debug/component.hpp"
+
+namespace cann_debug::plugins {
+
+const ComponentFactory& csv_log_factory();
+
+}  // namespace cann_debug::plugins
