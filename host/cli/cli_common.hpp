@@ -76,5 +76,8 @@ Verb register_plugins(CLI::App& app, const GlobalOptions& g);
 Verb register_inspect(CLI::App& app, const GlobalOptions& g);
 Verb register_graph(CLI::App& app, const GlobalOptions& g);
 Verb register_infer(CLI::App& app, const GlobalOptions& g);
+Verb register_kb(CLI::App& app, const GlobalOptions& g);
+Verb register_diagnose(CLI::App& app, const GlobalOptions& g);
+Verb register_eval(CLI::App& app, const GlobalOptions& g);
 
 }  // namespace cann_debug::cli

@@ -7,6 +7,7 @@
 #include "builtin_components.hpp"
 #include "cann_debug/messages.hpp"
 #include "cli_common.hpp"
+#include "infer_input.hpp"
 
 namespace cann_debug::cli {
 
@@ -88,10 +89,27 @@ Verb register_infer(CLI::App& app, const GlobalOptions& g) {
                          "Posterior marginals, ranked root causes and propagation paths of a Bayesian "
                          "network given evidence");
   auto a = std::make_shared<InferArgs>();
-  cmd->add_option("--graph", a->graph, "Causal graph: .json (docs/bayes.md) or .bif")
-      ->required()
+  auto in = std::make_shared<InferInputArgs>();
+  cmd->add_option("--graph", a->graph,
+                  "Causal graph: .json (docs/bayes.md) or .bif (with --input: replaces the pipeline's graph)")
       ->check(CLI::ExistingFile);
-  cmd->add_option("--evidence", a->evidence, "Hard evidence as JSON: '{\"var\": \"state\", ...}'");
+  auto* input_opt =
+      cmd->add_option("--input", in->input,
+                      "A run's folder (logs, traces, host metrics): run the scenario pipeline on "
+                      "it instead of taking --evidence")
+          ->check(CLI::ExistingDirectory);
+  cmd->add_option("--scenario", in->scenario, "With --input: training, inference or distributed")
+      ->check(CLI::IsMember({"training", "inference", "distributed"}))
+      ->needs(input_opt);
+  cmd->add_option("--pipeline", in->pipeline,
+                  "With --input: the pipeline (default pipelines/<scenario>.yaml)")
+      ->needs(input_opt)
+      ->check(CLI::ExistingFile);
+  auto* evidence_opt =
+      cmd->add_option("--evidence", a->evidence,
+                      "Hard evidence as JSON: '{\"var\": \"state\", ...}'; with --input, a flag: list the "
+                      "supporting evidence")
+          ->expected(0, 1);
   cmd->add_option("--soft", a->soft, "Soft evidence as JSON: '{\"var\": {\"s1\": 0.7, \"s2\": 0.3}}'");
   cmd->add_option("--top-k", a->top_k, "Rank this many root causes (default 3)");
   cmd->add_option("--roots", a->roots, "Root-cause variables (default: every variable without parents)")
@@ -102,7 +120,23 @@ Verb register_infer(CLI::App& app, const GlobalOptions& g) {
   cmd->add_option("--seed", a->seed, "Random seed for --engine sampling");
   cmd->add_flag("--json", a->json,
                 "One JSON document: {\"posteriors\": {var: {state: p}}, \"top_causes\": ...}");
-  return {cmd, [&g, a] {
+  return {cmd, [&g, a, in, input_opt, evidence_opt] {
+            if (input_opt->count() > 0) {
+              if (in->scenario.empty()) {
+                fmt::print(stderr, "error: --input needs --scenario training|inference|distributed\n");
+                return static_cast<int>(kUsage);
+              }
+              in->graph = a->graph;
+              in->top_k = a->top_k == 0 ? 3 : a->top_k;
+              in->evidence = evidence_opt->count() > 0;
+              in->json = a->json;
+              return infer_input(g, *in);
+            }
+            if (a->graph.empty()) {
+              fmt::print(stderr, "error: infer needs --graph FILE (with --evidence) or --input DIR\n");
+              return static_cast<int>(kUsage);
+            }
+            if (a->evidence.empty()) a->evidence = "{}";
             nlohmann::json hard, soft;
             if (!parse_object(a->evidence, "--evidence", hard) || !parse_object(a->soft, "--soft", soft))
               return static_cast<int>(kUsage);

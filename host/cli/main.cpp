@@ -5,6 +5,7 @@
 
 #include "cann_debug/abi.hpp"
 #include "cli_common.hpp"
+#include "cmd_stats.hpp"
 
 int main(int argc, char** argv) {
   using namespace cann_debug::cli;
@@ -29,8 +30,8 @@ int main(int argc, char** argv) {
   app.add_flag("-v,--verbose", g.verbosity, "More output on stderr (-vv for debug)");
 
   std::vector<Verb> verbs;
-  for (Registrar r :
-       {register_run, register_validate, register_plugins, register_inspect, register_graph, register_infer})
+  for (Registrar r : {register_run, register_validate, register_plugins, register_inspect, register_graph,
+                      register_infer, register_kb, register_diagnose, register_eval, register_stats})
     verbs.push_back(r(app, g));
 
   try {

@@ -2,9 +2,10 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include <fmt/format.h>
 #include <cstdlib>
 #include <cstring>
-#include <fmt/format.h>
+#include <filesystem>
 #include <fstream>
 #include <regex>
 #include <set>
@@ -23,11 +24,16 @@ SourceRef at(const std::string& file, const YAML::Mark& m) {
 
 const char* kind_of(const YAML::Node& n) {
   switch (n.Type()) {
-    case YAML::NodeType::Map: return "a mapping";
-    case YAML::NodeType::Sequence: return "a list";
-    case YAML::NodeType::Scalar: return "a scalar";
-    case YAML::NodeType::Null: return "nothing";
-    default: return "an undefined node";
+    case YAML::NodeType::Map:
+      return "a mapping";
+    case YAML::NodeType::Sequence:
+      return "a list";
+    case YAML::NodeType::Scalar:
+      return "a scalar";
+    case YAML::NodeType::Null:
+      return "nothing";
+    default:
+      return "an undefined node";
   }
 }
 
@@ -41,9 +47,10 @@ class Parser {
     std::string out = expand_variables(s, inputs_.variables, missing);
     if (!lenient)
       for (const auto& name : missing) {
-        std::string hint = name == "input"    ? " (pass --input DIR)"
-                           : name == "output" ? " (pass --output DIR)"
-                                              : fmt::format(" (pass --var {}=VALUE or set the environment variable)", name);
+        std::string hint = name == "input" ? " (pass --input DIR)"
+                           : name == "output"
+                               ? " (pass --output DIR)"
+                               : fmt::format(" (pass --var {}=VALUE or set the environment variable)", name);
         diags_.error(at(file_, mark), fmt::format("undefined variable '${{{}}}'{}", name, hint));
       }
     return out;
@@ -52,7 +59,8 @@ class Parser {
   // YAML -> JSON with scalar typing: quoted scalars stay strings; plain ones become null/bool/int/double.
   nlohmann::json to_json(const YAML::Node& n) {
     switch (n.Type()) {
-      case YAML::NodeType::Null: return nullptr;
+      case YAML::NodeType::Null:
+        return nullptr;
       case YAML::NodeType::Scalar: {
         std::string s = expand(n.Scalar(), n.Mark());
         if (n.Tag() == "!") return s;
@@ -78,7 +86,8 @@ class Parser {
         for (const auto& kv : n) o[kv.first.Scalar()] = to_json(kv.second);
         return o;
       }
-      default: return nullptr;
+      default:
+        return nullptr;
     }
   }
 
@@ -93,9 +102,10 @@ class Parser {
     PipelineDocument doc;
     doc.file = file_;
     if (!root.IsMap()) {
-      diags_.error({file_, 1, 1}, fmt::format("a pipeline is a mapping with 'version', 'components' and 'links'; "
-                                              "found {}",
-                                              kind_of(root)));
+      diags_.error({file_, 1, 1},
+                   fmt::format("a pipeline is a mapping with 'version', 'components' and 'links'; "
+                               "found {}",
+                               kind_of(root)));
       return std::nullopt;
     }
     static const std::vector<std::string> kTop = {"version",    "name",  "description", "plugins",
@@ -132,26 +142,30 @@ class Parser {
       return;
     }
     if (!v.IsScalar() || v.Scalar() != "1")
-      diags_.error(at(file_, v.Mark()), fmt::format("unsupported pipeline version '{}' (this host reads version 1)",
-                                                    v.IsScalar() ? v.Scalar() : std::string(kind_of(v))));
+      diags_.error(at(file_, v.Mark()),
+                   fmt::format("unsupported pipeline version '{}' (this host reads version 1)",
+                               v.IsScalar() ? v.Scalar() : std::string(kind_of(v))));
   }
 
   void parse_plugins(const YAML::Node& root, PipelineDocument& doc) {
     auto p = root["plugins"];
     if (!p) return;
     if (!p.IsMap()) {
-      diags_.error(at(file_, p.Mark()), fmt::format("'plugins' must be a mapping with 'paths', found {}", kind_of(p)));
+      diags_.error(at(file_, p.Mark()),
+                   fmt::format("'plugins' must be a mapping with 'paths', found {}", kind_of(p)));
       return;
     }
     for (const auto& kv : p) {
       if (kv.first.Scalar() != "paths") {
-        diags_.error(at(file_, kv.first.Mark()), fmt::format("unknown key 'plugins.{}' (valid: paths)", kv.first.Scalar()));
+        diags_.error(at(file_, kv.first.Mark()),
+                     fmt::format("unknown key 'plugins.{}' (valid: paths)", kv.first.Scalar()));
         continue;
       }
       const YAML::Node& paths = kv.second;
       auto add = [&](const YAML::Node& n) {
         if (!n.IsScalar()) {
-          diags_.error(at(file_, n.Mark()), fmt::format("a plugin path must be a string, found {}", kind_of(n)));
+          diags_.error(at(file_, n.Mark()),
+                       fmt::format("a plugin path must be a string, found {}", kind_of(n)));
           return;
         }
         // Unset variables in plugin paths just drop the entry: ${CANN_DEBUG_PLUGIN_PATH} may be unset.
@@ -192,13 +206,21 @@ class Parser {
       if (key == "queue_capacity") {
         OptionSpec spec{.name = key, .type = OptionType::kInt, .min = 1, .max = 1e8};
         auto c = convert_option(spec, v, err);
-        if (c && check_option_bounds(spec, *c).empty()) doc.queue_capacity = c->get<std::size_t>();
-        else diags_.error(at(file_, kv.second.Mark()), fmt::format("settings.queue_capacity: {}", err.empty() ? "expected an integer from 1 to 100000000" : err));
+        if (c && check_option_bounds(spec, *c).empty())
+          doc.queue_capacity = c->get<std::size_t>();
+        else
+          diags_.error(at(file_, kv.second.Mark()),
+                       fmt::format("settings.queue_capacity: {}",
+                                   err.empty() ? "expected an integer from 1 to 100000000" : err));
       } else if (key == "idle_interval") {
         OptionSpec spec{.name = key, .type = OptionType::kDuration};
         auto c = convert_option(spec, v, err);
-        if (c && c->get<std::int64_t>() > 0) doc.idle_interval_ns = c->get<std::int64_t>();
-        else diags_.error(at(file_, kv.second.Mark()), fmt::format("settings.idle_interval: {}", err.empty() ? "expected a positive duration" : err));
+        if (c && c->get<std::int64_t>() > 0)
+          doc.idle_interval_ns = c->get<std::int64_t>();
+        else
+          diags_.error(
+              at(file_, kv.second.Mark()),
+              fmt::format("settings.idle_interval: {}", err.empty() ? "expected a positive duration" : err));
       } else {
         std::string hint = closest_match(key, kKeys);
         diags_.error(at(file_, kv.first.Mark()),
@@ -218,7 +240,8 @@ class Parser {
     doc.components_where = at(file_, comps.Mark());
     if (!comps.IsMap()) {
       diags_.error(at(file_, comps.Mark()),
-                   fmt::format("'components' must be a mapping of 'type/name: {{options}}', found {}", kind_of(comps)));
+                   fmt::format("'components' must be a mapping of 'type/name: {{options}}', found {}",
+                               kind_of(comps)));
       return;
     }
     static const std::regex id_re("([a-z][a-z0-9_.]*)/([A-Za-z0-9_.-]+)");
@@ -229,15 +252,17 @@ class Parser {
       c.where = at(file_, kv.first.Mark());
       std::smatch m;
       if (!std::regex_match(c.id, m, id_re)) {
-        diags_.error(c.where, fmt::format("component id '{}' must be 'type/name' (type: [a-z][a-z0-9_.]*, name: "
-                                          "letters, digits, '_', '.', '-')",
-                                          c.id));
+        diags_.error(c.where,
+                     fmt::format("component id '{}' must be 'type/name' (type: [a-z][a-z0-9_.]*, name: "
+                                 "letters, digits, '_', '.', '-')",
+                                 c.id));
         continue;
       }
       c.type = m[1];
       c.name = m[2];
       if (auto it = first_seen.find(c.id); it != first_seen.end()) {
-        diags_.error(c.where, fmt::format("component '{}' is declared twice (first at line {})", c.id, it->second.line));
+        diags_.error(c.where, fmt::format("component '{}' is declared twice (first at line {})", c.id,
+                                          it->second.line));
         continue;
       }
       first_seen[c.id] = c.where;
@@ -257,8 +282,9 @@ class Parser {
           c.options.push_back(std::move(d));
         }
       } else if (!opts.IsNull()) {
-        diags_.error(at(file_, opts.Mark()),
-                     fmt::format("{}: options must be a mapping (use {{}} for none), found {}", c.id, kind_of(opts)));
+        diags_.error(
+            at(file_, opts.Mark()),
+            fmt::format("{}: options must be a mapping (use {{}} for none), found {}", c.id, kind_of(opts)));
       }
       doc.components.push_back(std::move(c));
     }
@@ -275,7 +301,8 @@ class Parser {
     for (const auto& l : links) {
       SourceRef where = at(file_, l.Mark());
       if (!l.IsScalar()) {
-        diags_.error(where, fmt::format("a link is a string 'from/id.port -> to/id.port', found {}", kind_of(l)));
+        diags_.error(where,
+                     fmt::format("a link is a string 'from/id.port -> to/id.port', found {}", kind_of(l)));
         continue;
       }
       std::string text = expand(l.Scalar(), l.Mark());
@@ -286,7 +313,8 @@ class Parser {
         s = b == std::string::npos ? "" : s.substr(b, e - b + 1);
         auto dot = s.rfind('.');
         auto slash = s.find('/');
-        if (s.empty() || dot == std::string::npos || slash == std::string::npos || dot < slash || dot + 1 == s.size())
+        if (s.empty() || dot == std::string::npos || slash == std::string::npos || dot < slash ||
+            dot + 1 == s.size())
           return false;
         out.component = s.substr(0, dot);
         out.port = s.substr(dot + 1);
@@ -297,7 +325,8 @@ class Parser {
       link.where = where;
       if (arrow == std::string::npos || !endpoint(text.substr(0, arrow), link.from) ||
           !endpoint(text.substr(arrow + 2), link.to)) {
-        diags_.error(where, fmt::format("malformed link '{}': expected 'type/name.port -> type/name.port'", text));
+        diags_.error(where,
+                     fmt::format("malformed link '{}': expected 'type/name.port -> type/name.port'", text));
         continue;
       }
       doc.links.push_back(std::move(link));
@@ -384,10 +413,14 @@ std::string expand_variables(const std::string& text, const std::map<std::string
           fallback = inner.substr(d + 2);
           has_fallback = true;
         }
-        if (auto it = vars.find(name); it != vars.end()) out += it->second;
-        else if (const char* env = std::getenv(name.c_str())) out += env;
-        else if (has_fallback) out += fallback;
-        else missing.push_back(name);
+        if (auto it = vars.find(name); it != vars.end())
+          out += it->second;
+        else if (const char* env = std::getenv(name.c_str()))
+          out += env;
+        else if (has_fallback)
+          out += fallback;
+        else
+          missing.push_back(name);
         i = close + 1;
         continue;
       }
@@ -411,7 +444,15 @@ std::optional<PipelineDocument> parse_pipeline_file(const std::string& path, con
   }
   std::stringstream ss;
   ss << in.rdbuf();
-  return parse_pipeline_text(ss.str(), path, inputs, diags);
+  // ${pipeline_dir}: the folder of the pipeline file, so a pipeline can name data shipped next to it
+  // (causal graphs, knowledge bases) wherever it is run from. An explicit --var wins.
+  PipelineInputs with_dir = inputs;
+  if (!with_dir.variables.contains("pipeline_dir")) {
+    std::error_code ec;
+    auto abs = std::filesystem::absolute(std::filesystem::path(path), ec);
+    with_dir.variables["pipeline_dir"] = (ec ? std::filesystem::path(path) : abs).parent_path().string();
+  }
+  return parse_pipeline_text(ss.str(), path, with_dir, diags);
 }
 
 }  // namespace cann_debug::host

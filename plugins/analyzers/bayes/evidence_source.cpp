@@ -2,8 +2,10 @@
 #include "evidence_source.hpp"
 
 #include <cmath>
+#include <fstream>
 #include <optional>
 #include <stdexcept>
+#include <string>
 
 #include <fmt/format.h>
 
@@ -24,7 +26,10 @@ Manifest make_manifest() {
       "Emits one evidence/1 message built from its options, then ends: `hard` maps variables to observed "
       "states, `soft` maps variables to {state: likelihood} (unlisted states get likelihood 0). Used to run "
       "one query through a bayes engine, e.g. `cann-debug run query.yaml --set "
-      "evidence_source/q.hard={...}`.";
+      "evidence_source/q.hard={...}`. With `path` it instead replays a JSON-lines file of evidence/1 "
+      "objects ({\"hard\": {...}, \"soft\": {...}, \"provenance\": {...}}), one message per line in file "
+      "order (e.g. the labelled cases `cann-debug kb learn` collects); a bad line stops it with "
+      "'<path>:<line>: ...' after the lines before it were sent.";
   m.outputs = {{"evidence", std::string(Evidence::type_id), "the one evidence message"}};
   m.options = {{.name = "hard",
                 .type = OptionType::kMap,
@@ -33,7 +38,11 @@ Manifest make_manifest() {
                {.name = "soft",
                 .type = OptionType::kMap,
                 .description = "variable -> {state: likelihood >= 0}",
-                .default_value = json::object()}};
+                .default_value = json::object()},
+               {.name = "path",
+                .type = OptionType::kString,
+                .description = "JSON-lines file of evidence/1 objects to replay instead of hard/soft",
+                .default_value = ""}};
   m.concurrency = Concurrency::serial();
   m.sample_yaml =
       "# One query: dyspnoea observed, a soft reading of the x-ray.\n"
@@ -83,12 +92,18 @@ std::vector<ConfigProblem> check(const Config& config, Evidence* out) {
 
 class EvidenceSource final : public Component {
  public:
-  EvidenceSource(const CreateContext& /*ctx*/, const Config& config) {
+  EvidenceSource(const CreateContext& /*ctx*/, const Config& config) : path_(config.str("path")) {
     auto problems = check(config, &evidence_);
     if (!problems.empty())
       throw std::invalid_argument(problems.front().option + ": " + problems.front().message);
   }
+  void start() override {
+    if (path_.empty()) return;
+    file_.open(path_);
+    if (!file_) throw std::runtime_error(path_ + ": cannot open");
+  }
   PollResult poll(Emitter& out) override {
+    if (!path_.empty()) return replay_line(out);
     if (!sent_) {
       sent_ = true;
       out.emit(0, CorrelationKey{}, evidence_);
@@ -97,8 +112,32 @@ class EvidenceSource final : public Component {
   }
 
  private:
+  PollResult replay_line(Emitter& out) {
+    std::string line;
+    while (std::getline(file_, line)) {
+      ++line_;
+      if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
+      Evidence e;
+      try {
+        from_json(json::parse(line), e);
+      } catch (const std::exception& ex) {
+        throw std::runtime_error(
+            fmt::format("{}:{}: expected an evidence/1 object {{\"hard\": ..., \"soft\": ...}}: {}", path_,
+                        line_, ex.what()));
+      }
+      CorrelationKey key;
+      key.step_id = line_;
+      out.emit(0, key, std::move(e));
+      return PollResult::kMore;
+    }
+    return PollResult::kDone;
+  }
+
   Evidence evidence_;
   bool sent_ = false;
+  std::string path_;
+  std::ifstream file_;
+  std::int64_t line_ = 0;
 };
 
 class EvidenceSourceFactory final : public SimpleFactory<EvidenceSource> {

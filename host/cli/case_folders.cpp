@@ -1,0 +1,54 @@
+#include "case_folders.hpp"
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+namespace cann_debug::cli {
+
+namespace fs = std::filesystem;
+
+bool find_labelled_cases(const std::string& root, const std::string& scenario, std::vector<LabelledCase>& out,
+                         std::string& problem) {
+  std::vector<fs::path> labels;
+  std::error_code ec;
+  if (fs::is_regular_file(fs::path(root) / "expected.json", ec))
+    labels.push_back(fs::path(root) / "expected.json");
+  for (auto it = fs::recursive_directory_iterator(root, fs::directory_options::skip_permission_denied, ec);
+       !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
+    if (it.depth() >= 3) it.disable_recursion_pending();
+    if (it->is_directory(ec) && fs::is_regular_file(it->path() / "expected.json", ec))
+      labels.push_back(it->path() / "expected.json");
+  }
+  std::sort(labels.begin(), labels.end());
+  labels.erase(std::unique(labels.begin(), labels.end()), labels.end());
+  for (const auto& file : labels) {
+    nlohmann::json doc;
+    try {
+      std::ifstream in(file);
+      doc = nlohmann::json::parse(in);
+    } catch (const nlohmann::json::exception& e) {
+      problem =
+          fmt::format("{}: expected a JSON object with root_cause and scenario: {}", file.string(), e.what());
+      return false;
+    }
+    if (!doc.is_object() || !doc.contains("root_cause") || !doc["root_cause"].is_string()) {
+      problem = fmt::format("{}: expected a JSON object with a string 'root_cause'", file.string());
+      return false;
+    }
+    LabelledCase c{file.parent_path().string(), doc.value("scenario", ""), doc["root_cause"]};
+    if (!scenario.empty() && c.scenario != scenario) continue;
+    out.push_back(std::move(c));
+  }
+  if (out.empty()) {
+    problem = fmt::format("{}: no case folder with an expected.json{}", root,
+                          scenario.empty() ? "" : fmt::format(" of scenario '{}'", scenario));
+    return false;
+  }
+  return true;
+}
+
+}  // namespace cann_debug::cli

@@ -1,0 +1,38 @@
+// `cann-debug diagnose --input DIR`: the root cause of a run, its evidence and what to do about it.
+#include <fmt/format.h>
+
+#include "cli_common.hpp"
+#include "diagnose_run.hpp"
+
+namespace cann_debug::cli {
+
+Verb register_diagnose(CLI::App& app, const GlobalOptions& g) {
+  auto* cmd = app.add_subcommand(
+      "diagnose",
+      "Diagnose a run's folder (logs, traces, host metrics, profiler output): scenario, root cause with "
+      "confidence, evidence, suggestions");
+  auto r = std::make_shared<DiagnoseRequest>();
+  auto json_out = std::make_shared<bool>(false);
+  cmd->add_option("--input", r->input, "The run's folder")->required()->check(CLI::ExistingDirectory);
+  cmd->add_option("--scenario", r->scenario,
+                  "auto (default: chosen from the files), training, inference, distributed")
+      ->check(CLI::IsMember({"auto", "training", "inference", "distributed"}));
+  cmd->add_option("--output", r->output, "Write the reports (JSON, Markdown, HTML) into this folder");
+  cmd->add_option("--pipeline", r->pipeline, "Use this pipeline instead of pipelines/<scenario>.yaml")
+      ->check(CLI::ExistingFile);
+  cmd->add_flag("--json", *json_out, "One JSON document on stdout (docs/diagnose.md)");
+  return {cmd, [&g, r, json_out] {
+            const DiagnoseResult result = diagnose_folder(g, *r);
+            if (result.rc != kOk) {
+              fmt::print(stderr, "error: {}\n", result.error);
+              return result.rc;
+            }
+            if (*json_out)
+              fmt::print("{}\n", result.document.dump(2));
+            else
+              print_diagnosis_text(result.document);
+            return static_cast<int>(kOk);
+          }};
+}
+
+}  // namespace cann_debug::cli

@@ -1,0 +1,145 @@
+#include "scenario_pipeline.hpp"
+
+#include <boost/dll/runtime_symbol_info.hpp>
+
+#include <algorithm>
+#include <atomic>
+#include <cstdlib>
+#include <filesystem>
+#include <set>
+
+#include <fmt/format.h>
+
+#include "builtin_components.hpp"
+
+namespace cann_debug::cli {
+
+namespace fs = std::filesystem;
+
+std::vector<std::string> pipeline_search_path() {
+  std::vector<std::string> dirs;
+  if (const char* env = std::getenv("CANN_DEBUG_PIPELINE_PATH")) {
+    std::string_view rest = env;
+    while (!rest.empty()) {
+      auto colon = rest.find(':');
+      auto item = rest.substr(0, colon);
+      if (!item.empty()) dirs.emplace_back(item);
+      if (colon == std::string_view::npos) break;
+      rest.remove_prefix(colon + 1);
+    }
+  }
+  boost::system::error_code ec;
+  auto exe = boost::dll::program_location(ec);
+  if (!ec) dirs.push_back((exe.parent_path().parent_path() / "share" / "cann-debug" / "pipelines").string());
+#ifdef CANN_DEBUG_SOURCE_PIPELINE_DIR
+  dirs.emplace_back(CANN_DEBUG_SOURCE_PIPELINE_DIR);
+#endif
+  return dirs;
+}
+
+std::optional<std::string> find_scenario_pipeline(const std::string& scenario) {
+  for (const auto& dir : pipeline_search_path()) {
+    std::error_code ec;
+    fs::path p = fs::path(dir) / (scenario + ".yaml");
+    if (fs::is_regular_file(p, ec)) return p.string();
+  }
+  return std::nullopt;
+}
+
+std::vector<const TappedMessage*> TappedRun::of_type(std::string_view type_id) const {
+  std::vector<const TappedMessage*> out;
+  for (const auto& m : messages)
+    if (m.envelope.type_id() == type_id) out.push_back(&m);
+  return out;
+}
+
+namespace {
+
+std::string next_tap_prefix() {
+  static std::atomic<int> counter{0};
+  return fmt::format("tap{}.", counter.fetch_add(1));
+}
+
+}  // namespace
+
+int run_tapped(const GlobalOptions& g, const TapRequest& request, TappedRun& out) {
+  host::PipelineInputs inputs;
+  inputs.variables["input"] = request.input;
+  inputs.variables["output"] = request.output.empty() ? std::string("/nonexistent-output") : request.output;
+  host::Diagnostics diags;
+  for (const auto& v : request.vars) {
+    auto eq = v.find('=');
+    if (eq != std::string::npos && eq > 0) inputs.variables[v.substr(0, eq)] = v.substr(eq + 1);
+  }
+  inputs.overrides = request.overrides;
+  auto doc = host::parse_pipeline_file(request.pipeline, inputs, diags);
+  if (doc) {
+    out.run.registry = load_registry(g, doc->plugin_paths);
+    const auto& registry = *out.run.registry;
+
+    // Drop sinks (and links into them): their outputs are files this verb does not want.
+    std::set<std::string> dropped;
+    std::erase_if(doc->components, [&](const host::ComponentDecl& c) {
+      const auto* entry = registry.find(c.type);
+      if (!request.keep_sinks && entry && entry->manifest().kind == ComponentKind::kSink) {
+        dropped.insert(c.id);
+        return true;
+      }
+      return false;
+    });
+    std::erase_if(doc->links, [&](const host::LinkDecl& l) { return dropped.contains(l.to.component); });
+
+    for (auto& c : doc->components) {
+      auto it = request.set_on_type.find(c.type);
+      if (it == request.set_on_type.end()) continue;
+      for (const auto& [key, value] : it->second.items()) {
+        auto existing = std::find_if(c.options.begin(), c.options.end(),
+                                     [&](const host::OptionDecl& o) { return o.key == key; });
+        if (existing != c.options.end())
+          existing->value = value;
+        else
+          c.options.push_back({key, value, c.where, c.where});
+      }
+    }
+
+    // One capture per tapped output port; its key says where the message came from.
+    const std::string prefix = next_tap_prefix();
+    std::vector<std::tuple<std::string, std::string, std::string>> taps;  // key, component, port
+    std::vector<host::ComponentDecl> added;
+    for (const auto& c : doc->components) {
+      const auto* entry = registry.find(c.type);
+      if (!entry) continue;
+      for (const auto& port : entry->manifest().outputs) {
+        if (std::find(request.capture_types.begin(), request.capture_types.end(), port.produces) ==
+            request.capture_types.end())
+          continue;
+        const std::string key = prefix + std::to_string(taps.size());
+        host::ComponentDecl tap;
+        tap.id = fmt::format("capture/tap{}", taps.size());
+        tap.type = "capture";
+        tap.name = fmt::format("tap{}", taps.size());
+        tap.where = c.where;
+        tap.options.push_back({"key", key, c.where, c.where});
+        added.push_back(tap);
+        doc->links.push_back(
+            {{c.id, port.name}, {tap.id, "in"}, c.id + "." + port.name + " -> " + tap.id, c.where});
+        taps.emplace_back(key, c.id, port.name);
+      }
+    }
+    doc->components.insert(doc->components.end(), added.begin(), added.end());
+    out.run.plan = host::plan_pipeline(*doc, registry, diags);
+    if (out.run.plan) {
+      host::GraphRunner runner(*out.run.plan, {});
+      out.run.report = runner.run();
+      for (const auto& e : out.run.report.errors) fmt::print(stderr, "{}\n", e.to_string());
+    }
+    for (const auto& [key, component, port] : taps)
+      for (auto& e : host::CaptureStore::instance().take(key))
+        out.messages.push_back({component, port, std::move(e)});
+  }
+  if (!diags.items().empty()) fmt::print(stderr, "{}", diags.to_string());
+  if (!out.run.plan) return kInvalidPipeline;
+  return out.run.report.ok ? kOk : kRunFailed;
+}
+
+}  // namespace cann_debug::cli

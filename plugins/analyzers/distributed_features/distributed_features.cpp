@@ -1,0 +1,137 @@
+// distributed_features extractor: collects per-rank trace events, log rows and the config; at flush()
+// computes the features (feature_builder.cpp) and emits them.
+#include "distributed_features.hpp"
+
+#include <map>
+#include <stdexcept>
+#include <string>
+
+#include <fmt/format.h>
+
+#include "cann_debug/messages.hpp"
+#include "feature_builder.hpp"
+#include "run_inputs.hpp"
+
+namespace cann_debug::plugins {
+namespace {
+
+using namespace distributed;
+using nlohmann::json;
+
+enum Port : std::size_t { kRecords = 0, kEvents = 1, kConfig = 2 };
+
+Manifest make_manifest() {
+  Manifest m;
+  m.type = "distributed_features";
+  m.kind = ComponentKind::kExtractor;
+  m.version = "0.1.0";
+  m.stability = Stability::kAlpha;
+  m.description =
+      "Features of a data-parallel training run (docs/features-distributed.md). From each rank's profiler "
+      "trace (events, rank from the event key): per ProfilerStep#N the split into data_loading, forward, "
+      "backward (and its autograd compute), optimizer_step, collective work (gloo:/nccl:/hccl: spans on any "
+      "thread), exposed collective time (outside forward/backward/optimizer_step), c10d:: collective calls "
+      "and time outside the model; medians per rank, then cross-rank skews (outside-model time, data "
+      "loading, forward and compute imbalance, collective wait skew and the late rank), slow-rank votes "
+      "and Dixon's Q. From the per-rank step log (records with rank and batch_size): batch size per rank "
+      "and its imbalance. From records of the ascend_communication reader (Ascend cluster profiles): "
+      "slowest link bandwidth against its peers, large-packet ratio, wait-time-ratio spread and the rank "
+      "the others waited for. From the config (json/1, optional): param_bytes for mean message size and "
+      "allreduce bus bandwidth (extra evidence only). At flush: one feature.set/1 per traced rank (scope "
+      "'rank', label rank=N), then one for the run (scope 'run'). Features whose inputs are absent are "
+      "left out.";
+  m.inputs = {
+      {"records",
+       {std::string(RecordBatch::type_id)},
+       false,
+       "per-rank step log (metrics.jsonl) and/or ascend_communication records"},
+      {"events", {std::string(EventBatch::type_id)}, false, "profiler traces of the ranks (chrome_trace)"},
+      {"config", {std::string(JsonMessage::type_id)}, false, "the run configuration (json_file)"},
+  };
+  m.outputs = {{"features", std::string(FeatureSet::type_id), "per-rank sets, then the run set"}};
+  m.concurrency = Concurrency::serial();
+  m.sample_yaml =
+      "distributed_features/main: {}\n"
+      "# links: chrome_trace/ranks.events -> distributed_features/main.events\n"
+      "#        jsonl/steps.records      -> distributed_features/main.records\n"
+      "#        json_file/config.document -> distributed_features/main.config\n";
+  return m;
+}
+
+class DistributedFeatures final : public Component {
+ public:
+  DistributedFeatures(const CreateContext& ctx, const Config& /*config*/) : host_(*ctx.host) {}
+
+  void process(const Envelope& message, std::size_t port, Emitter& /*out*/) override {
+    if (message.is<EventBatch>()) {
+      add_events(message.as<EventBatch>());
+    } else if (message.is<RecordBatch>()) {
+      add_records(message.as<RecordBatch>());
+    } else if (message.is<JsonMessage>()) {
+      inputs_.config = read_run_config(message.as<JsonMessage>().value);
+    } else {
+      throw std::runtime_error(
+          fmt::format("distributed_features: cannot read a '{}' message (port {})", message.type_id(), port));
+    }
+  }
+
+  void flush(Emitter& out) override {
+    for (FeatureSet& set : build_feature_sets(inputs_)) out.emit(0, CorrelationKey{}, std::move(set));
+  }
+
+ private:
+  void add_events(const EventBatch& batch) {
+    for (const Event& e : batch.events) {
+      const std::int64_t rank = e.key.has_rank() ? e.key.rank : unknown_rank(batch.source_path);
+      RankTrace& trace = inputs_.traces[rank];
+      trace.set_source(batch.source_path);
+      trace.add(e);
+    }
+  }
+
+  // A trace without a rank (neither in the file nor in its name nor set as an option) gets the next
+  // rank after those seen, one per source file, so two such files are never mixed up.
+  std::int64_t unknown_rank(const std::string& source) {
+    const auto it = unranked_sources_.find(source);
+    if (it != unranked_sources_.end()) return it->second;
+    std::int64_t rank = inputs_.traces.empty() ? 0 : inputs_.traces.rbegin()->first + 1;
+    host_.logger().warn("distributed_features: {}: no rank in the trace; counted as rank {}", source, rank);
+    unranked_sources_.emplace(source, rank);
+    return rank;
+  }
+
+  void add_records(const RecordBatch& batch) {
+    for (const Record& r : batch.records) {
+      if (!r.fields.is_object()) continue;
+      if (AscendCommunication::is_communication_record(r.fields)) {
+        inputs_.ascend.add(r, batch.source_path);
+        continue;
+      }
+      std::int64_t rank = r.key.has_rank() ? r.key.rank : -1;
+      if (rank < 0) {
+        const auto it = r.fields.find("rank");
+        if (it == r.fields.end() || !it->is_number_integer()) continue;  // not a per-rank row
+        rank = it->get<std::int64_t>();
+      }
+      std::optional<double> batch_size;
+      if (const auto it = r.fields.find("batch_size"); it != r.fields.end() && it->is_number())
+        batch_size = it->get<double>();
+      RankLog& log = inputs_.logs[rank];
+      if (log.source.empty()) log.source = batch.source_path;
+      log.add(r.key.step_id, r.key.timestamp_ns, batch_size);
+    }
+  }
+
+  HostServices& host_;
+  RunInputs inputs_;
+  std::map<std::string, std::int64_t> unranked_sources_;
+};
+
+}  // namespace
+
+const ComponentFactory& distributed_features_factory() {
+  static const SimpleFactory<DistributedFeatures> factory(make_manifest());
+  return factory;
+}
+
+}  // namespace cann_debug::plugins

@@ -1,0 +1,106 @@
+#include "rank_trace.hpp"
+
+#include <algorithm>
+#include <charconv>
+
+namespace cann_debug::plugins::distributed {
+namespace {
+
+constexpr std::string_view kStepPrefix = "ProfilerStep#";
+constexpr std::string_view kAutogradPrefix = "autograd::engine::evaluate_function:";
+constexpr std::string_view kUserRanges[] = {"data_loading", "forward", "backward", "optimizer_step"};
+
+std::int64_t parse_step(std::string_view name) {
+  std::int64_t step = -1;
+  const std::string_view digits = name.substr(kStepPrefix.size());
+  const auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), step);
+  if (ec != std::errc() || end != digits.data() + digits.size() || step < 0) return -1;
+  return step;
+}
+
+// The intervals of `spans` on thread `tid` (any thread when tid < 0) that start inside `window`, clipped
+// to it.
+std::vector<Interval> in_step(const auto& spans, std::int64_t tid, const Interval& window) {
+  std::vector<Interval> out;
+  for (const auto& s : spans) {
+    if (tid >= 0 && s.tid != tid) continue;
+    if (s.time.begin < window.begin || s.time.begin >= window.end) continue;
+    out.push_back({s.time.begin, std::min(s.time.end, window.end)});
+  }
+  return out;
+}
+
+}  // namespace
+
+bool is_collective_work(std::string_view name) {
+  return name.starts_with("gloo:") || name.starts_with("nccl:") || name.starts_with("hccl:");
+}
+
+bool is_collective_call(std::string_view name) {
+  // c10d::allreduce_, c10d::broadcast_, c10d::allgather_, c10d::reduce_scatter_, ... (the ops the
+  // ProcessGroup dispatcher records; c10d::barrier is a collective too).
+  return name.starts_with("c10d::");
+}
+
+void RankTrace::add(const Event& event) {
+  if (event.phase != 'X' || event.start_ns == kNoTimestamp || event.duration_ns < 0) return;
+  const Span span{event.tid, {event.start_ns, event.start_ns + event.duration_ns}};
+  const std::string_view name = event.name;
+  if (name.starts_with(kStepPrefix)) {
+    if (const std::int64_t step = parse_step(name); step >= 0)
+      step_spans_.push_back({step, event.tid, span.time});
+  } else if (is_collective_work(name)) {
+    collective_work_.push_back(span);
+  } else if (is_collective_call(name)) {
+    collective_calls_.push_back(span);
+  } else if (name.starts_with(kAutogradPrefix)) {
+    autograd_nodes_.push_back(span);
+  } else if (std::find(std::begin(kUserRanges), std::end(kUserRanges), name) != std::end(kUserRanges)) {
+    ranges_[std::string(name)].push_back(span);
+  }
+}
+
+std::vector<StepBreakdown> RankTrace::steps() const {
+  std::vector<StepSpan> spans = step_spans_;
+  std::sort(spans.begin(), spans.end(), [](const StepSpan& a, const StepSpan& b) { return a.step < b.step; });
+  static const std::vector<Span> kNone;
+  auto range = [&](std::string_view name) -> const std::vector<Span>& {
+    const auto it = ranges_.find(name);
+    return it == ranges_.end() ? kNone : it->second;
+  };
+  std::vector<StepBreakdown> out;
+  for (const StepSpan& s : spans) {
+    const Interval& w = s.time;
+    StepBreakdown b;
+    b.step = s.step;
+    b.start_ns = w.begin;
+    b.step_ns = w.end - w.begin;
+    const auto data_loading = in_step(range("data_loading"), s.tid, w);
+    const auto forward = in_step(range("forward"), s.tid, w);
+    const auto backward = in_step(range("backward"), s.tid, w);
+    const auto optimizer = in_step(range("optimizer_step"), s.tid, w);
+    const auto work = in_step(collective_work_, -1, w);
+    const auto calls = in_step(collective_calls_, s.tid, w);
+    b.data_loading_ns = union_length(data_loading);
+    b.forward_ns = union_length(forward);
+    b.backward_ns = union_length(backward);
+    b.optimizer_ns = union_length(optimizer);
+    std::vector<Interval> model = forward;
+    model.insert(model.end(), backward.begin(), backward.end());
+    model.insert(model.end(), optimizer.begin(), optimizer.end());
+    b.collective_ns = union_length(work);
+    b.exposed_collective_ns = b.collective_ns - overlap_length(work, model);
+    b.collective_calls = static_cast<std::int64_t>(calls.size());
+    std::vector<Interval> autograd;
+    for (const Interval& bw : backward) {
+      const auto nodes = clip_intervals(in_step(autograd_nodes_, s.tid, w), bw);
+      autograd.insert(autograd.end(), nodes.begin(), nodes.end());
+    }
+    b.backward_compute_ns = union_length(autograd) - overlap_length(autograd, calls);
+    b.outside_model_ns = std::max<std::int64_t>(0, b.step_ns - union_length(model) - b.exposed_collective_ns);
+    out.push_back(b);
+  }
+  return out;
+}
+
+}  // namespace cann_debug::plugins::distributed

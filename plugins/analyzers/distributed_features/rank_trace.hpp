@@ -1,0 +1,72 @@
+// What one rank's profiler trace says about each profiled step: how long the step took and how that time
+// splits into data loading, the model (forward, backward, optimizer), collective communication (and how
+// much of it the step waited for outside the model's own ranges), and time outside all of these.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "cann_debug/messages.hpp"
+#include "interval_set.hpp"
+
+namespace cann_debug::plugins::distributed {
+
+/// One ProfilerStep#N of one rank; all times in ns.
+struct StepBreakdown {
+  std::int64_t step = -1;
+  TimestampNs start_ns = kNoTimestamp;
+  std::int64_t step_ns = 0;                // the ProfilerStep#N span
+  std::int64_t data_loading_ns = 0;        // user range data_loading
+  std::int64_t forward_ns = 0;             // user range forward (outermost)
+  std::int64_t backward_ns = 0;            // user range backward (includes waits for collectives inside it)
+  std::int64_t backward_compute_ns = 0;    // autograd nodes inside backward, minus collective calls in them
+  std::int64_t optimizer_ns = 0;           // user range optimizer_step
+  std::int64_t collective_ns = 0;          // union of collective work spans (gloo:/nccl:/hccl: on any thread)
+  std::int64_t exposed_collective_ns = 0;  // collective time outside forward, backward and optimizer_step
+  std::int64_t collective_calls = 0;       // c10d:: collective calls issued by the stepping thread
+  std::int64_t outside_model_ns = 0;  // step - (forward u backward u optimizer) - exposed collective time
+
+  /// forward + backward compute: the work the rank's own samples cause.
+  std::int64_t compute_ns() const { return forward_ns + backward_compute_ns; }
+};
+
+/// Collects the events of one rank that matter here (everything else is dropped as it arrives) and
+/// breaks each profiled step down at the end.
+class RankTrace {
+ public:
+  void add(const Event& event);
+  /// One breakdown per ProfilerStep#N span, in step order.
+  std::vector<StepBreakdown> steps() const;
+  bool empty() const { return step_spans_.empty(); }
+  const std::string& source() const { return source_; }
+  void set_source(const std::string& path) {
+    if (source_.empty()) source_ = path;
+  }
+
+ private:
+  struct Span {
+    std::int64_t tid = -1;
+    Interval time;
+  };
+  struct StepSpan {
+    std::int64_t step = -1;
+    std::int64_t tid = -1;
+    Interval time;
+  };
+
+  std::vector<StepSpan> step_spans_;
+  std::map<std::string, std::vector<Span>, std::less<>> ranges_;  // user ranges by name
+  std::vector<Span> collective_work_;
+  std::vector<Span> collective_calls_;
+  std::vector<Span> autograd_nodes_;
+  std::string source_;
+};
+
+/// Whether `name` is a collective's work span (the transfer itself, usually on a backend thread).
+bool is_collective_work(std::string_view name);
+/// Whether `name` is a collective call issued by the framework (c10d::allreduce_, c10d::broadcast_, ...).
+bool is_collective_call(std::string_view name);
+
+}  // namespace cann_debug::plugins::distributed

@@ -1,0 +1,45 @@
+// Everything the distributed extractor has collected by the end of the stream, by rank.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "ascend_communication.hpp"
+#include "cann_debug/messages.hpp"
+#include "rank_trace.hpp"
+
+namespace cann_debug::plugins::distributed {
+
+/// The per-step log rows (metrics.jsonl) of one rank.
+struct RankLog {
+  std::string source;
+  std::vector<double> batch_sizes;
+  std::int64_t first_step = -1, last_step = -1;
+  TimestampNs first_time_ns = kNoTimestamp, last_time_ns = kNoTimestamp;
+  void add(std::int64_t step, TimestampNs time_ns, std::optional<double> batch_size);
+};
+
+/// The figures of the run configuration (config.json) that are used as extra evidence.
+struct RunConfig {
+  std::string source;
+  std::optional<double> param_bytes;  // fp32 bytes of all parameters
+  std::optional<std::int64_t> world_size;
+};
+
+struct RunInputs {
+  std::map<std::int64_t, RankTrace> traces;  // by rank
+  std::map<std::int64_t, RankLog> logs;      // by rank
+  std::optional<RunConfig> config;
+  AscendCommunication ascend;  // records of the ascend_communication reader
+};
+
+/// Reads the figures of a config document ({"path": ..., "document": {...}} or the bare document);
+/// absent or ill-typed keys are simply absent.
+RunConfig read_run_config(const nlohmann::json& value);
+
+}  // namespace cann_debug::plugins::distributed

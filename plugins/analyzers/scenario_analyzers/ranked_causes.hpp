@@ -1,0 +1,35 @@
+// Posterior -> ranked root causes with their propagation paths, evidence and an explanation in words.
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "cann_debug/messages.hpp"
+#include "causal_graph_notes.hpp"
+
+namespace cann_debug::plugins::scenario {
+
+struct RankingOptions {
+  std::string root = "root_cause";        // the variable whose states are the causes
+  std::string healthy_state = "healthy";  // its "nothing wrong" state
+  double min_confidence = 0.05;           // causes below are not listed (the most probable always is)
+  std::size_t max_causes = 3;
+};
+
+/// The features of a run by name (the last one of each name and label set wins).
+struct FeatureIndex {
+  std::vector<Feature> all;
+  const Feature* find(const std::string& name) const;  // first with this name, any labels
+  std::vector<const Feature*> with_prefix(const std::string& prefix) const;
+};
+
+/// Root causes sorted by confidence (healthy included as a ranked answer), each non-healthy one with its
+/// path, the evidence references of the observed variables on that path, and an explanation naming
+/// those variables, their states and the measured feature values.
+std::vector<RootCause> rank_causes(const Posterior& posterior, const Evidence* evidence,
+                                   const FeatureIndex& features,
+                                   const std::map<std::string, VariableNote>& notes,
+                                   const RankingOptions& options);
+
+}  // namespace cann_debug::plugins::scenario

@@ -1,0 +1,24 @@
+// Loss-based features of a training run: trend, spikes, non-finite values, step-to-step noise,
+// oscillation and periodicity against the epoch length. They need only a 'loss' column, so they also
+// exist for epoch-level logs (one row per epoch).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "feature_list.hpp"
+#include "training_log.hpp"
+
+namespace cann_debug::plugins::training_detail {
+
+/// Rows per epoch from the 'epoch' column: the median length of the runs of equal epoch values that are
+/// complete (an epoch change before and after). nullopt without two epoch changes.
+std::optional<std::int64_t> steps_per_epoch_from_rows(const std::vector<LogRow>& rows);
+
+/// Appends the loss features of `rows` (those with a 'loss' value) to `out`. `steps_per_epoch` is the lag
+/// for the epoch periodicity; `batch_size` (optional) scales the noise to a per-sample figure.
+void add_loss_features(const std::vector<LogRow>& rows, std::optional<std::int64_t> steps_per_epoch,
+                       std::optional<std::int64_t> batch_size, FeatureList& out);
+
+}  // namespace cann_debug::plugins::training_detail

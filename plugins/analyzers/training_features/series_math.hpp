@@ -1,0 +1,116 @@
+// Plain statistics over series of finite values (medians, robust spread, detrending, autocorrelation)
+// used by the training feature extractor. Inputs are copied where they must be reordered.
+#pragma once
+
+#include <algorithm>
+#include <cmath>
+#include <cstddef>
+#include <optional>
+#include <vector>
+
+namespace cann_debug::plugins::training_detail {
+
+/// MAD * 1.4826 estimates the standard deviation of normally distributed data.
+inline constexpr double kMadToSigma = 1.4826;
+
+inline double mean(const std::vector<double>& v) {
+  if (v.empty()) return 0.0;
+  double sum = 0.0;
+  for (double x : v) sum += x;
+  return sum / static_cast<double>(v.size());
+}
+
+/// Median (mean of the two middle values for an even count); NaN for no values.
+inline double median(std::vector<double> v) {
+  if (v.empty()) return std::nan("");
+  const std::size_t mid = v.size() / 2;
+  std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(mid), v.end());
+  const double upper = v[mid];
+  if (v.size() % 2 == 1) return upper;
+  const double lower = *std::max_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(mid));
+  return (lower + upper) / 2.0;
+}
+
+/// 1.4826 * median absolute deviation from the median: a standard deviation robust to outliers.
+inline double robust_sigma(const std::vector<double>& v) {
+  const double center = median(v);
+  std::vector<double> dev;
+  dev.reserve(v.size());
+  for (double x : v) dev.push_back(std::fabs(x - center));
+  return kMadToSigma * median(std::move(dev));
+}
+
+/// Residual of each value around the median of the 2 * half_width + 1 values centred on it. Removes slow
+/// trends and keeps step-to-step noise. Only positions whose whole window lies inside the series are
+/// returned (a window clipped at an end is off-centre and would count the trend as noise).
+inline std::vector<double> residual_around_running_median(const std::vector<double>& v,
+                                                          std::size_t half_width) {
+  std::vector<double> out;
+  const std::size_t width = 2 * half_width + 1;
+  if (v.size() < width) return out;
+  out.reserve(v.size() - width + 1);
+  for (std::size_t start = 0; start + width <= v.size(); ++start) {
+    const auto first = v.begin() + static_cast<std::ptrdiff_t>(start);
+    out.push_back(v[start + half_width] -
+                  median(std::vector<double>(first, first + static_cast<std::ptrdiff_t>(width))));
+  }
+  return out;
+}
+
+/// Residual of v around its moving mean over exactly `period` consecutive values (centred). A moving mean
+/// over one full period cancels a component with that period, so the trend is removed and the periodic
+/// part stays in the residual. Only positions whose whole window lies inside the series are returned
+/// (index i of the result is position i + period / 2 of v); empty when the series is shorter than period.
+inline std::vector<double> residual_around_moving_mean(const std::vector<double>& v, std::size_t period) {
+  std::vector<double> out;
+  if (period == 0 || v.size() < period) return out;
+  std::vector<double> prefix(v.size() + 1, 0.0);
+  for (std::size_t i = 0; i < v.size(); ++i) prefix[i + 1] = prefix[i] + v[i];
+  const std::size_t before = period / 2;
+  for (std::size_t start = 0; start + period <= v.size(); ++start) {
+    const double trend = (prefix[start + period] - prefix[start]) / static_cast<double>(period);
+    out.push_back(v[start + before] - trend);
+  }
+  return out;
+}
+
+/// Pearson correlation of v[i] with v[i + lag]; nullopt with fewer than `min_pairs` pairs or a constant side.
+inline std::optional<double> autocorrelation(const std::vector<double>& v, std::size_t lag,
+                                             std::size_t min_pairs) {
+  if (lag == 0 || v.size() <= lag || v.size() - lag < min_pairs) return std::nullopt;
+  const std::size_t n = v.size() - lag;
+  const std::vector<double> a(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(n));
+  const std::vector<double> b(v.begin() + static_cast<std::ptrdiff_t>(lag), v.end());
+  const double ma = mean(a), mb = mean(b);
+  double sab = 0.0, saa = 0.0, sbb = 0.0;
+  for (std::size_t i = 0; i < n; ++i) {
+    sab += (a[i] - ma) * (b[i] - mb);
+    saa += (a[i] - ma) * (a[i] - ma);
+    sbb += (b[i] - mb) * (b[i] - mb);
+  }
+  if (saa <= 0.0 || sbb <= 0.0) return std::nullopt;
+  return sab / std::sqrt(saa * sbb);
+}
+
+/// Root mean square of the values.
+inline double rms(const std::vector<double>& v) {
+  if (v.empty()) return 0.0;
+  double ss = 0.0;
+  for (double x : v) ss += x * x;
+  return std::sqrt(ss / static_cast<double>(v.size()));
+}
+
+/// Least-squares slope of y against x (same length, at least two distinct x); nullopt otherwise.
+inline std::optional<double> slope(const std::vector<double>& x, const std::vector<double>& y) {
+  if (x.size() != y.size() || x.size() < 2) return std::nullopt;
+  const double mx = mean(x), my = mean(y);
+  double sxy = 0.0, sxx = 0.0;
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    sxy += (x[i] - mx) * (y[i] - my);
+    sxx += (x[i] - mx) * (x[i] - mx);
+  }
+  if (sxx <= 0.0) return std::nullopt;
+  return sxy / sxx;
+}
+
+}  // namespace cann_debug::plugins::training_detail

@@ -1,0 +1,117 @@
+// training_features extractor: collects the rows of a training log (and optionally config.json), and at
+// end of stream emits one feature.set/1 (scope "run") describing the run.
+#include "training_features.hpp"
+
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "cann_debug/messages.hpp"
+#include "feature_list.hpp"
+#include "gradient_features.hpp"
+#include "loss_features.hpp"
+#include "training_log.hpp"
+
+namespace cann_debug::plugins {
+namespace {
+
+using namespace training_detail;
+
+constexpr std::size_t kRecordsPort = 0;
+constexpr std::size_t kMetricsPort = 1;
+constexpr std::size_t kEventsPort = 2;
+constexpr std::size_t kConfigPort = 3;
+
+Manifest make_manifest() {
+  Manifest m;
+  m.type = "training_features";
+  m.kind = ComponentKind::kExtractor;
+  m.version = "0.1.0";
+  m.stability = Stability::kAlpha;
+  m.description =
+      "Describes one training run with features on port 'features' (one feature.set/1, scope \"run\", at end "
+      "of stream): loss trend, spikes, non-finite values, step-to-step noise, oscillation and periodicity "
+      "against the epoch length (loss.*); total gradient norm distribution, spikes, clipping share and how "
+      "far "
+      "above the threshold (grad_norm.*); first/last layer gradient ratio and per-layer norms (grad.*); "
+      "learning-rate context (lr.*). Reads per-step records (step, time, epoch, loss, grad_norm, lr, "
+      "clip_threshold, layer_grad_norms; non-finite numbers as \"nan\"/\"inf\" strings) or epoch-level "
+      "records (loss only: then only loss features exist). Records with a rank other than 0 are ignored. "
+      "config (json/1, e.g. config.json via json_file) supplies steps_per_epoch, batch_size, clip_threshold "
+      "and lr only when the records lack them. A feature that cannot be computed is absent. Definitions: "
+      "docs/features-training.md.";
+  m.inputs = {
+      {"records",
+       {std::string(RecordBatch::type_id)},
+       false,
+       "rows of the training log (one per step or epoch)"},
+      {"metrics", {std::string(MetricBatch::type_id)}, false, "host metrics (accepted; not used yet)"},
+      {"events", {std::string(EventBatch::type_id)}, false, "trace events (accepted; not used yet)"},
+      {"config",
+       {std::string(JsonMessage::type_id)},
+       false,
+       "the run's config.json ({path, document} or bare)"},
+  };
+  m.outputs = {{"features", std::string(FeatureSet::type_id), "one feature set per run, at end of stream"}};
+  m.concurrency = Concurrency::serial();
+  m.sample_yaml =
+      "training_features/train: {}\n"
+      "# links: jsonl/log.records -> training_features/train.records\n"
+      "#        json_file/config.document -> training_features/train.config\n";
+  return m;
+}
+
+class TrainingFeatures final : public Component {
+ public:
+  TrainingFeatures(const CreateContext& /*ctx*/, const Config& /*config*/) {}
+
+  void process(const Envelope& message, std::size_t port, Emitter& /*out*/) override {
+    if (port == kRecordsPort && message.is<RecordBatch>()) {
+      for (const Record& r : message.as<RecordBatch>().records) {
+        if (r.key.has_rank() && r.key.rank != 0) continue;
+        rows_.push_back(row_from_record(r, next_index_++));
+      }
+    } else if (port == kConfigPort && message.is<JsonMessage>()) {
+      config_ = config_from_json(message.as<JsonMessage>().value);
+    } else if ((port == kMetricsPort && message.is<MetricBatch>()) ||
+               (port == kEventsPort && message.is<EventBatch>())) {
+      // Accepted so that pipelines can wire every reader of a case; no feature reads them yet.
+    } else {
+      throw std::runtime_error(fmt::format("training_features: unexpected '{}' message on input port {}",
+                                           message.type_id(), port));
+    }
+  }
+
+  void flush(Emitter& out) override {
+    FeatureList features;
+    std::optional<std::int64_t> steps_per_epoch = steps_per_epoch_from_rows(rows_);
+    if (steps_per_epoch) {
+      if (!rows_.empty())
+        features.add("data.steps_per_epoch", static_cast<double>(*steps_per_epoch), "steps",
+                     {rows_ref(rows_, 0, rows_.size() - 1, "steps", "epoch")});
+    } else {
+      steps_per_epoch = config_.steps_per_epoch;
+    }
+    if (config_.batch_size)
+      features.add("data.batch_size", static_cast<double>(*config_.batch_size), "samples", {});
+    add_loss_features(rows_, steps_per_epoch, config_.batch_size, features);
+    add_gradient_features(rows_, config_, features);
+    out.emit(0, CorrelationKey{}, FeatureSet{"run", features.take()});
+  }
+
+ private:
+  std::vector<LogRow> rows_;
+  std::int64_t next_index_ = 0;
+  RunConfig config_;
+};
+
+}  // namespace
+
+const ComponentFactory& training_features_factory() {
+  static const SimpleFactory<TrainingFeatures> factory(make_manifest());
+  return factory;
+}
+
+}  // namespace cann_debug::plugins

@@ -1,0 +1,132 @@
+// Parsing of log rows and config values for the training feature extractor.
+#include "training_log.hpp"
+
+#include <cctype>
+#include <charconv>
+#include <cmath>
+#include <limits>
+#include <string_view>
+
+namespace cann_debug::plugins::training_detail {
+namespace {
+
+using nlohmann::json;
+
+std::optional<double> nonfinite_from_string(std::string_view s) {
+  if (s.size() > 9) return std::nullopt;
+  std::string t;
+  for (char c : s) t += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  if (t == "nan" || t == "-nan" || t == "+nan") return std::numeric_limits<double>::quiet_NaN();
+  if (t == "inf" || t == "+inf" || t == "infinity" || t == "+infinity")
+    return std::numeric_limits<double>::infinity();
+  if (t == "-inf" || t == "-infinity") return -std::numeric_limits<double>::infinity();
+  return std::nullopt;
+}
+
+std::optional<std::int64_t> integer_field(const json& value) {
+  if (value.is_number_integer()) return value.get<std::int64_t>();
+  if (value.is_number_float()) {
+    const double d = value.get<double>();
+    if (std::isfinite(d) && d == std::floor(d)) return static_cast<std::int64_t>(d);
+  }
+  return std::nullopt;
+}
+
+std::optional<double> positive_number(const json& object, const char* key) {
+  if (!object.is_object() || !object.contains(key)) return std::nullopt;
+  const auto v = numeric_field(object.at(key));
+  if (v && std::isfinite(*v) && *v > 0.0) return v;
+  return std::nullopt;
+}
+
+std::optional<std::int64_t> positive_integer(const json& object, const char* key) {
+  if (!object.is_object() || !object.contains(key)) return std::nullopt;
+  const auto v = integer_field(object.at(key));
+  if (v && *v > 0) return v;
+  return std::nullopt;
+}
+
+// Splits "3.c1.weight" into {"3", "c1", "weight"}.
+std::vector<std::string_view> dotted_parts(std::string_view name) {
+  std::vector<std::string_view> parts;
+  std::size_t start = 0;
+  while (true) {
+    const std::size_t dot = name.find('.', start);
+    parts.push_back(name.substr(start, dot == std::string_view::npos ? std::string_view::npos : dot - start));
+    if (dot == std::string_view::npos) break;
+    start = dot + 1;
+  }
+  return parts;
+}
+
+std::optional<std::uint64_t> as_index(std::string_view part) {
+  if (part.empty() || part.size() > 18) return std::nullopt;
+  std::uint64_t v = 0;
+  const auto [ptr, ec] = std::from_chars(part.data(), part.data() + part.size(), v);
+  if (ec != std::errc{} || ptr != part.data() + part.size()) return std::nullopt;
+  return v;
+}
+
+}  // namespace
+
+std::optional<double> numeric_field(const json& value) {
+  if (value.is_number()) return value.get<double>();
+  if (value.is_string()) return nonfinite_from_string(value.get_ref<const std::string&>());
+  return std::nullopt;
+}
+
+LogRow row_from_record(const Record& record, std::int64_t index) {
+  LogRow row;
+  row.index = index;
+  row.step = record.key.step_id;
+  row.time_ns = record.key.timestamp_ns;
+  const json& f = record.fields;
+  if (!f.is_object()) return row;
+  if (row.step < 0 && f.contains("step"))
+    if (auto s = integer_field(f.at("step")); s && *s >= 0) row.step = *s;
+  if (f.contains("epoch")) row.epoch = integer_field(f.at("epoch"));
+  for (const char* key : {"loss", "train_loss"}) {
+    if (f.contains(key)) {
+      row.loss = numeric_field(f.at(key));
+      if (row.loss) break;
+    }
+  }
+  if (f.contains("grad_norm")) row.grad_norm = numeric_field(f.at("grad_norm"));
+  if (f.contains("lr")) row.lr = numeric_field(f.at("lr"));
+  if (f.contains("clip_threshold")) {
+    const json& c = f.at("clip_threshold");
+    row.has_clip_field = true;
+    if (!c.is_null()) row.clip_threshold = numeric_field(c);
+  }
+  if (f.contains("layer_grad_norms") && f.at("layer_grad_norms").is_object()) {
+    for (const auto& [name, v] : f.at("layer_grad_norms").items())
+      if (auto x = numeric_field(v)) row.layer_grad_norms[name] = *x;
+  }
+  return row;
+}
+
+RunConfig config_from_json(const json& value) {
+  const json& doc = value.is_object() && value.contains("document") ? value.at("document") : value;
+  RunConfig c;
+  if (!doc.is_object()) return c;
+  c.steps_per_epoch = positive_integer(doc, "steps_per_epoch");
+  c.batch_size = positive_integer(doc, "batch_size");
+  c.clip_threshold = positive_number(doc, "clip_threshold");
+  c.lr = positive_number(doc, "lr");
+  if (!c.lr && doc.contains("optimizer")) c.lr = positive_number(doc.at("optimizer"), "lr");
+  return c;
+}
+
+bool layer_name_less(const std::string& a, const std::string& b) {
+  const auto pa = dotted_parts(a), pb = dotted_parts(b);
+  for (std::size_t i = 0; i < pa.size() && i < pb.size(); ++i) {
+    if (pa[i] == pb[i]) continue;
+    const auto ia = as_index(pa[i]), ib = as_index(pb[i]);
+    if (ia && ib) return *ia < *ib;
+    if (ia != ib) return ia.has_value();  // numbered modules before named ones
+    return pa[i] < pb[i];
+  }
+  return pa.size() < pb.size();
+}
+
+}  // namespace cann_debug::plugins::training_detail

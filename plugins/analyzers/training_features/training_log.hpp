@@ -1,0 +1,55 @@
+// What the training feature extractor collects from its inputs: one row per optimizer step (or per epoch
+// for epoch-level logs) and the few config values it may use as extra evidence.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "cann_debug/messages.hpp"
+
+namespace cann_debug::plugins::training_detail {
+
+/// One row of a training log. Absent numbers are nullopt; non-finite ones ("nan"/"inf" strings) are
+/// kept as NaN/inf so they can be counted.
+struct LogRow {
+  std::int64_t index = 0;  // position in arrival order (0-based)
+  std::int64_t step = -1;  // 'step' (or the correlation key's step); -1 when absent
+  TimestampNs time_ns = kNoTimestamp;
+  std::optional<std::int64_t> epoch;
+  std::optional<double> loss;
+  std::optional<double> grad_norm;  // total L2 norm before clipping
+  std::optional<double> lr;
+  bool has_clip_field = false;           // the row says whether clipping was in force ('clip_threshold')
+  std::optional<double> clip_threshold;  // null in the row = no clipping
+  std::map<std::string, double> layer_grad_norms;
+};
+
+/// Config values (config.json) that are used as parameters or extra evidence, never as a verdict.
+struct RunConfig {
+  std::optional<std::int64_t> steps_per_epoch;
+  std::optional<std::int64_t> batch_size;
+  std::optional<double> clip_threshold;
+  std::optional<double> lr;
+};
+
+/// A numeric value of a record field: a number, or a non-finite number written as the string
+/// "nan"/"inf"/"-inf" (any case, optional sign); nullopt for anything else.
+std::optional<double> numeric_field(const nlohmann::json& value);
+
+/// The row of one record (fields as written by the jsonl or csv_log readers).
+LogRow row_from_record(const Record& record, std::int64_t index);
+
+/// Reads the known keys of a config document (the json_file reader's value {"path", "document"}, or a bare
+/// document). Keys of the wrong type are ignored: the config is optional extra evidence.
+RunConfig config_from_json(const nlohmann::json& value);
+
+/// Layer names in network order: dotted names compared part by part, numeric parts as numbers
+/// ("2.weight" < "10.weight"), which recovers PyTorch's named_parameters() order for numbered modules.
+bool layer_name_less(const std::string& a, const std::string& b);
+
+}  // namespace cann_debug::plugins::training_detail

@@ -1,0 +1,160 @@
+// Scenario analyzers: posterior + features + evidence -> one diagnosis with ranked causes, paths,
+// evidence references, explanations and scenario details.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "analyzer_component.hpp"
+#include "cann_debug/messages.hpp"
+#include "cann_debug/testing.hpp"
+
+namespace cann_debug::plugins {
+namespace {
+
+using nlohmann::json;
+using testing::Harness;
+
+constexpr std::size_t kPosterior = 0, kFeatures = 1, kEvidence = 2;
+
+Posterior posterior(double lr, double healthy, double clip) {
+  Posterior p;
+  p.graph = "training";
+  p.marginals["root_cause"] = {{"healthy", healthy}, {"lr_too_high", lr}, {"grad_clip_too_low", clip}};
+  p.marginals["loss_instability"] = {{"low", 0.1}, {"high", 0.9}};
+  p.top_causes = {{"root_cause=lr_too_high", lr, {"root_cause=lr_too_high", "loss_instability=high"}}};
+  p.evidence_ranking = {{"loss_instability", 2.5}, {"clip_hits", -0.3}};
+  return p;
+}
+
+FeatureSet features() {
+  FeatureSet fs;
+  fs.scope = "run";
+  Feature osc{"loss.oscillation_amplitude", 0.8, "ratio", {}, {}};
+  EvidenceRef steps;
+  steps.kind = "steps";
+  steps.id = "loss";
+  steps.first_step = 120;
+  steps.last_step = 180;
+  osc.evidence.push_back(steps);
+  fs.features.push_back(osc);
+  fs.features.push_back({"grad_norm.median", 3.2, "", {}, {}});
+  Feature layer{"grad.layer_norm_median", 0.01, "", {}, {{"layer", "0.weight"}}};
+  fs.features.push_back(layer);
+  return fs;
+}
+
+Evidence evidence() {
+  Evidence e;
+  e.soft["loss_instability"] = {{"low", 0.2}, {"high", 0.8}};
+  e.hard["clip_hits"] = "none";
+  EvidenceRef ref;
+  ref.kind = "series";
+  ref.id = "loss";
+  e.provenance["loss_instability"] = {ref};
+  return e;
+}
+
+std::string write_graph(const std::filesystem::path& dir) {
+  const auto path = dir / "g.json";
+  std::ofstream(path) << R"({"name": "training", "variables": [
+    {"name": "root_cause", "states": ["healthy", "lr_too_high", "grad_clip_too_low"], "cpt": [0.4, 0.3, 0.3]},
+    {"name": "loss_instability", "description": "the loss swings far around its trend",
+     "states": ["low", "high"], "parents": ["root_cause"], "cpt": [[0.9, 0.1], [0.1, 0.9], [0.5, 0.5]],
+     "discretization": {"feature": "loss.oscillation_amplitude", "thresholds": [0.3]}}]})";
+  return path.string();
+}
+
+TEST(scenario_analyzers, RanksCausesWithPathEvidenceAndExplanation) {
+  const auto dir = std::filesystem::temp_directory_path() / ("cdp_analyzer_" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  Harness h(training_analyzer_factory(), {{"graph", write_graph(dir)}});
+  h.run_processor({{kFeatures, Envelope::make(CorrelationKey{}, features())},
+                   {kEvidence, Envelope::make(CorrelationKey{}, evidence())},
+                   {kPosterior, Envelope::make(CorrelationKey{}, posterior(0.85, 0.1, 0.05))}});
+  std::filesystem::remove_all(dir);
+  const auto out = h.outputs_of<Diagnosis>(0);
+  ASSERT_EQ(out.size(), 1u);
+  const Diagnosis& d = out[0];
+  EXPECT_EQ(d.scenario, "training");
+  EXPECT_FALSE(d.healthy);
+  ASSERT_EQ(d.root_causes.size(), 3u);  // 0.05 is at the threshold: listed
+  EXPECT_EQ(d.root_causes[0].id, "lr_too_high");
+  EXPECT_DOUBLE_EQ(d.root_causes[0].confidence, 0.85);
+  EXPECT_EQ(d.root_causes[1].id, "healthy");
+  EXPECT_EQ(d.root_causes[0].path.back(), "loss_instability=high");
+  // The feature's step window and the discretised variable's provenance both support the cause.
+  ASSERT_GE(d.root_causes[0].evidence.size(), 2u);
+  EXPECT_EQ(d.root_causes[0].evidence[0].first_step, 120);
+  EXPECT_EQ(d.root_causes[0].evidence[1].kind, "series");
+  EXPECT_NE(d.root_causes[0].explanation.find("loss_instability=high"), std::string::npos);
+  EXPECT_NE(d.root_causes[0].explanation.find("swings far"), std::string::npos);
+  EXPECT_NE(d.root_causes[0].explanation.find("loss.oscillation_amplitude = 0.8 ratio"), std::string::npos)
+      << d.root_causes[0].explanation;
+  // Details: gradient flow figures and the per-layer norms.
+  EXPECT_DOUBLE_EQ(d.details["gradients"]["grad_norm.median"]["value"].get<double>(), 3.2);
+  ASSERT_EQ(d.details["layers"].size(), 1u);
+  EXPECT_EQ(d.details["layers"][0]["layer"], "0.weight");
+  EXPECT_EQ(d.details["anomalies"][0]["ref"]["first_step"], 120);
+}
+
+TEST(scenario_analyzers, HealthyRunIsReportedHealthyWithItsConfidence) {
+  Harness h(inference_analyzer_factory(), {{"max_causes", 2}});
+  Posterior p = posterior(0.07, 0.9, 0.03);
+  p.top_causes.clear();
+  h.run_processor({{kPosterior, Envelope::make(CorrelationKey{}, p)}});
+  const auto out = h.outputs_of<Diagnosis>(0);
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_TRUE(out[0].healthy);
+  EXPECT_EQ(out[0].scenario, "inference");
+  ASSERT_EQ(out[0].root_causes.size(), 2u);  // max_causes
+  EXPECT_EQ(out[0].root_causes[0].id, "healthy");
+  EXPECT_DOUBLE_EQ(out[0].root_causes[0].confidence, 0.9);
+  EXPECT_EQ(out[0].root_causes[1].id, "lr_too_high");
+}
+
+TEST(scenario_analyzers, NoPosteriorNoDiagnosis) {
+  Harness h(distributed_analyzer_factory(), {});
+  h.run_processor({{kFeatures, Envelope::make(CorrelationKey{}, features())}});
+  EXPECT_TRUE(h.outputs_of<Diagnosis>(0).empty());
+}
+
+TEST(scenario_analyzers, DistributedDetailsNameTheLateRank) {
+  FeatureSet fs;
+  Feature late{"rank.late_rank", 2, "rank", {}, {}};
+  EvidenceRef r;
+  r.kind = "rank";
+  r.id = "rank2";
+  late.evidence.push_back(r);
+  fs.features.push_back(late);
+  fs.features.push_back({"rank.collective_wait_skew", 0.4, "s", {}, {}});
+  fs.features.push_back({"rank.step_time", 1.5, "s", {}, {{"rank", "2"}}});
+  fs.features.push_back({"rank.step_time", 1.1, "s", {}, {{"rank", "0"}}});
+  Posterior p;
+  p.marginals["root_cause"] = {{"healthy", 0.1}, {"straggler_rank", 0.9}};
+  Harness h(distributed_analyzer_factory(), {});
+  h.run_processor(
+      {{kFeatures, Envelope::make(CorrelationKey{}, fs)}, {kPosterior, Envelope::make(CorrelationKey{}, p)}});
+  const auto d = h.outputs_of<Diagnosis>(0).at(0);
+  EXPECT_EQ(d.root_causes[0].id, "straggler_rank");
+  EXPECT_EQ(d.details["who_waited_for_whom"]["late_rank"], 2);
+  EXPECT_EQ(d.details["who_waited_for_whom"]["evidence"][0]["id"], "rank2");
+  EXPECT_DOUBLE_EQ(d.details["ranks"]["2"]["rank.step_time"].get<double>(), 1.5);
+}
+
+TEST(scenario_analyzers, BadGraphFailsAtStartNamingTheFile) {
+  const auto path =
+      std::filesystem::temp_directory_path() / ("cdp_bad_graph_" + std::to_string(::getpid()) + ".json");
+  std::ofstream(path) << "{not json";
+  Harness h(training_analyzer_factory(), {{"graph", path.string()}});
+  try {
+    h.run_processor({});
+    FAIL() << "expected an error";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find(path.string()), std::string::npos);
+  }
+  std::filesystem::remove(path);
+}
+
+}  // namespace
+}  // namespace cann_debug::plugins

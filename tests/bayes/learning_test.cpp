@@ -1,0 +1,95 @@
+// Learning tables from labelled cases: the counts, the Dirichlet prior, and leave-one-out scoring.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "core/json_graph.hpp"
+#include "core/learning.hpp"
+
+namespace cann_debug::bayes {
+namespace {
+
+// cause {healthy, fault} -> symptom {low, high}; the prior says nothing (0.5 everywhere).
+Network two_node_graph() {
+  return parse_json_graph(R"({"name": "g", "variables": [
+      {"name": "cause", "states": ["healthy", "fault"], "default_state": "healthy", "cpt": [0.5, 0.5]},
+      {"name": "symptom", "states": ["low", "high"], "parents": ["cause"], "cpt": [[0.5, 0.5], [0.5, 0.5]]}]})",
+                          "g.json");
+}
+
+Likelihoods observe(const Network& net, int cause, int symptom) {
+  Likelihoods l(net.size());
+  if (cause >= 0) l.set_hard(0, cause, 2);
+  if (symptom >= 0) l.set_hard(1, symptom, 2);
+  return l;
+}
+
+TEST(bayes_learning, CountsWithDirichletPrior) {
+  const Network net = two_node_graph();
+  Counts counts = empty_counts(net);
+  for (int i = 0; i < 3; ++i) add_case(net, observe(net, 1, 1), counts);  // fault -> high, 3 times
+  add_case(net, observe(net, 0, 0), counts);                              // healthy -> low, once
+  const Network learnt = with_learnt_tables(net, counts, {.prior_strength = 2.0});
+  // cause: (2*0.5 + 1, 2*0.5 + 3) / 6
+  EXPECT_NEAR(learnt.variables[0].cpt[0], 2.0 / 6.0, 1e-12);
+  EXPECT_NEAR(learnt.variables[0].cpt[1], 4.0 / 6.0, 1e-12);
+  // symptom | fault: (1 + 0, 1 + 3) / 5; symptom | healthy: (1 + 1, 1 + 0) / 3
+  EXPECT_NEAR(learnt.variables[1].cpt[2], 1.0 / 5.0, 1e-12);
+  EXPECT_NEAR(learnt.variables[1].cpt[3], 4.0 / 5.0, 1e-12);
+  EXPECT_NEAR(learnt.variables[1].cpt[0], 2.0 / 3.0, 1e-12);
+}
+
+TEST(bayes_learning, SoftEvidenceSpreadsOneCase) {
+  const Network net = two_node_graph();
+  Likelihoods l(net.size());
+  l.set_hard(0, 1, 2);
+  l.set(1, {1.0, 3.0});  // 25% low, 75% high
+  Counts counts = empty_counts(net);
+  add_case(net, l, counts);
+  EXPECT_NEAR(counts.of[1][2], 0.25, 1e-12);
+  EXPECT_NEAR(counts.of[1][3], 0.75, 1e-12);
+  EXPECT_EQ(counts.of[1][0] + counts.of[1][1], 0.0);
+}
+
+TEST(bayes_learning, UnobservedParentIsNotCounted) {
+  const Network net = two_node_graph();
+  Counts counts = empty_counts(net);
+  add_case(net, observe(net, -1, 1), counts);
+  for (double c : counts.of[1]) EXPECT_EQ(c, 0.0);
+  for (double c : counts.of[0]) EXPECT_EQ(c, 0.0);
+}
+
+TEST(bayes_learning, LeaveOneOutScoresEachCaseWithoutItself) {
+  const Network net = two_node_graph();
+  std::vector<Likelihoods> cases;
+  for (int i = 0; i < 4; ++i) cases.push_back(observe(net, 1, 1));
+  for (int i = 0; i < 4; ++i) cases.push_back(observe(net, 0, 0));
+  const LeaveOneOut loo = leave_one_out(net, cases, 0, {.prior_strength = 2.0});
+  EXPECT_EQ(loo.cases, 8u);
+  EXPECT_DOUBLE_EQ(loo.top1_accuracy, 1.0);
+  // Held out fault case: 3 fault cases and 4 healthy ones remain.
+  // P(symptom=high | fault) = (1 + 3) / 5, P(high | healthy) = 1 / 6, P(fault) = (1 + 3) / 9.
+  const double pf = 4.0 / 9.0, ph = 5.0 / 9.0, hf = 4.0 / 5.0, hh = 1.0 / 6.0;
+  const double p_label = pf * hf / (pf * hf + ph * hh);
+  EXPECT_NEAR(std::exp(loo.mean_log_label), p_label, 1e-9);
+  EXPECT_NEAR(loo.mean_log_likelihood, std::log(pf * hf), 1e-9);
+  EXPECT_NEAR(loo.label_posteriors[0][1], p_label, 1e-9);
+
+  // A symptom that says the opposite of the label fails top-1 for that case.
+  cases.push_back(observe(net, 1, 0));
+  const LeaveOneOut worse = leave_one_out(net, cases, 0, {.prior_strength = 2.0});
+  EXPECT_LT(worse.top1_accuracy, 1.0);
+  EXPECT_DOUBLE_EQ(worse.top3_accuracy, 1.0);  // two states: always in the top 3
+}
+
+TEST(bayes_learning, FlatPosteriorIsNotACorrectAnswer) {
+  const Network net = two_node_graph();
+  // No symptom evidence at all and balanced labels: every held-out posterior is tilted towards the
+  // other label, never a win.
+  std::vector<Likelihoods> cases = {observe(net, 0, -1), observe(net, 1, -1)};
+  const LeaveOneOut loo = leave_one_out(net, cases, 0, {.prior_strength = 2.0});
+  EXPECT_DOUBLE_EQ(loo.top1_accuracy, 0.0);
+}
+
+}  // namespace
+}  // namespace cann_debug::bayes

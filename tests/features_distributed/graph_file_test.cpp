@@ -1,0 +1,58 @@
+// pipelines/graphs/distributed.json against the features: every observed variable reads a feature the
+// extractor produces, and the values of a plainly healthy run land in states the healthy row expects (so a
+// bin-to-state mapping pointing the wrong way fails here).
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+namespace {
+
+using nlohmann::json;
+
+// Feature values of a healthy DDP run: overlapped, bucketed communication, equal ranks, full-speed links
+// and large packets.
+const std::map<std::string, double> kHealthyRun = {
+    {"comm.exposed_ratio", 0.02},       {"comm.collectives_per_step", 1},
+    {"rank.outside_model_skew", 0.01},  {"rank.forward_imbalance", 1.1},
+    {"rank.batch_size_imbalance", 1.0}, {"rank.collective_wait_skew", 0.05},
+    {"comm.link_bandwidth_ratio", 1.0}, {"comm.large_packet_ratio", 0.9},
+};
+
+TEST(DistributedGraphFile, HealthyValuesLandInTheStatesTheHealthyRowExpects) {
+  std::ifstream in(std::filesystem::path(CANN_DEBUG_SOURCE_DIR) / "pipelines/graphs/distributed.json");
+  ASSERT_TRUE(in.good());
+  const json graph = json::parse(in);
+  int observed = 0;
+  for (const json& v : graph.at("variables")) {
+    if (!v.contains("discretization")) continue;
+    ++observed;
+    const std::string name = v.at("name");
+    const json& d = v.at("discretization");
+    const std::string feature = d.at("feature");
+    ASSERT_TRUE(kHealthyRun.count(feature)) << name << " reads an unknown feature " << feature;
+    const double x = kHealthyRun.at(feature);
+    std::size_t bin = 0;
+    for (const json& t : d.at("thresholds"))
+      if (x >= t.get<double>()) ++bin;
+    const json& states = d.contains("states") ? d.at("states") : v.at("states");
+    const std::string state = states.at(bin);
+    std::size_t index = 0;
+    while (v.at("states").at(index) != state) ++index;
+    bool checked = false;
+    for (const json& row : v.at("cpt"))
+      if (row.at("given").at("root_cause") == "healthy") {
+        EXPECT_GE(row.at("p").at(index).get<double>(), 0.5)
+            << name << " = " << state << " for " << feature << " = " << x;
+        checked = true;
+      }
+    EXPECT_TRUE(checked) << name;
+  }
+  EXPECT_EQ(observed, static_cast<int>(kHealthyRun.size()));
+}
+
+}  // namespace

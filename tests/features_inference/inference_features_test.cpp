@@ -1,0 +1,230 @@
+// Tests of the inference_features extractor on hand-built inputs whose features are known by hand.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "cann_debug/manifest.hpp"
+#include "cann_debug/testing.hpp"
+#include "inference_features.hpp"
+#include "test_inputs.hpp"
+
+namespace cann_debug::plugins {
+namespace {
+
+using namespace inference_test;
+using testing::Harness;
+
+constexpr std::size_t kRecords = 0;
+constexpr std::size_t kMetrics = 1;
+constexpr std::size_t kEvents = 2;
+constexpr std::size_t kConfig = 3;
+
+FeatureSet run(const std::vector<std::pair<std::size_t, Envelope>>& inputs, nlohmann::json options = {}) {
+  Harness h(inference_features_factory(), options.is_null() ? nlohmann::json::object() : options);
+  h.run_processor(inputs);
+  const auto sets = h.outputs_of<FeatureSet>(0);
+  EXPECT_EQ(sets.size(), 1u);
+  return sets.empty() ? FeatureSet{} : sets.back();
+}
+
+double value(const FeatureSet& set, const std::string& name) {
+  const auto f = find(set, name);
+  if (!f) ADD_FAILURE() << "no feature " << name;
+  return f ? f->value : std::nan("");
+}
+
+// 20 requests arriving every 100 ms, all 2 ms except the first (40 ms): a cold start.
+std::vector<RequestRow> cold_start_requests() {
+  std::vector<RequestRow> rows;
+  for (int i = 0; i < 20; ++i) {
+    const double latency = i == 0 ? 40.0 : 2.0;
+    rows.push_back({latency, 1000.0 + 0.1 * i + latency / 1000.0});
+  }
+  return rows;
+}
+
+// 20 requests arriving every 1 ms at a single server taking 2 ms each: the queue grows.
+std::vector<RequestRow> overloaded_requests() {
+  std::vector<RequestRow> rows;
+  double free_at = 0.0;
+  for (int i = 0; i < 20; ++i) {
+    const double arrival = 0.001 * i;
+    const double done = std::max(arrival, free_at) + 0.002;
+    free_at = done;
+    rows.push_back({(done - arrival) * 1000.0, 2000.0 + done});
+  }
+  return rows;
+}
+
+// Two served batches; see the expected figures in TraceFeatures.
+std::vector<Event> two_batch_trace() {
+  return {
+      slice("ProfilerStep#0", 0, 1000),    slice("preprocess", 10, 200),
+      slice("forward", 300, 600),          slice("forward", 305, 590),  // TorchScript's nested forward
+      slice("aten::conv2d", 310, 100),     slice("aten::convolution", 315, 90),
+      slice("aten::batch_norm", 420, 50),  slice("aten::native_batch_norm", 425, 40),
+      slice("aten::relu_", 480, 20),       slice("postprocess", 910, 50),
+      slice("ProfilerStep#1", 1000, 1000), slice("preprocess", 1010, 100),
+      slice("forward", 1200, 300),         slice("aten::linear", 1210, 100),
+      slice("postprocess", 1510, 50),
+  };
+}
+
+TEST(InferenceFeatures, ManifestIsValid) {
+  EXPECT_TRUE(check_manifest(inference_features_factory().manifest()).empty());
+}
+
+TEST(InferenceFeatures, LatencyDistributionAndColdStart) {
+  const auto set = run({{kRecords, request_records(cold_start_requests())}});
+  EXPECT_EQ(set.scope, "run");
+  EXPECT_DOUBLE_EQ(value(set, "request.count"), 20.0);
+  EXPECT_NEAR(value(set, "latency.p50"), 2.0, 1e-9);
+  EXPECT_NEAR(value(set, "latency.first_request"), 40.0, 1e-9);
+  // First 3 requests (5% of 20, at least 3): slowest 40 ms; steady median 2 ms.
+  EXPECT_NEAR(value(set, "latency.start_over_steady"), 20.0, 1e-9);
+  EXPECT_NEAR(value(set, "latency.growth_ratio"), 1.0, 1e-9);
+  EXPECT_NEAR(value(set, "latency.spike_share"), 1.0 / 20.0, 1e-12);
+  EXPECT_NEAR(value(set, "latency.spike_start_share"), 1.0, 1e-12);
+  EXPECT_NEAR(value(set, "queue.waiting_mean"), 0.0, 1e-12);
+  EXPECT_NEAR(value(set, "batch.size_mean"), 1.0, 1e-12);
+  EXPECT_NEAR(value(set, "load.offered_rps"), 10.0, 1e-6);
+  // The evidence of the cold-start feature points at the first requests.
+  const auto start = find(set, "latency.start_over_steady");
+  ASSERT_TRUE(start && !start->evidence.empty());
+  EXPECT_EQ(start->evidence.front().first_step, 0);
+  EXPECT_EQ(start->evidence.front().last_step, 2);
+  // Nothing from absent inputs: no trace, host or config features, and no fake zeros.
+  EXPECT_FALSE(find(set, "request.preprocess_share"));
+  EXPECT_FALSE(find(set, "cpu.runnable_per_core"));
+  EXPECT_FALSE(find(set, "config.threads_per_core"));
+  EXPECT_FALSE(find(set, "load.offered_utilization"));
+}
+
+TEST(InferenceFeatures, QueueGrowthOfAnOverloadedServer) {
+  const auto rows = overloaded_requests();
+  const auto set = run({{kRecords, request_records(rows)}});
+  // Latency i + 2 ms: first quarter median 4 ms, last quarter 19 ms.
+  EXPECT_NEAR(value(set, "latency.growth_ratio"), 19.0 / 4.0, 1e-6);
+  // Waiting requests by brute force: earlier requests completing after each arrival.
+  double total = 0.0;
+  for (std::size_t i = 0; i < rows.size(); ++i)
+    for (std::size_t j = 0; j < i; ++j)
+      if (rows[j].completion_s > rows[i].completion_s - rows[i].latency_ms / 1000.0) total += 1.0;
+  EXPECT_NEAR(value(set, "queue.waiting_mean"), total / 20.0, 1e-9);
+  EXPECT_NEAR(value(set, "queue.backlog_per_batch"), total / 20.0, 1e-9);
+  EXPECT_NEAR(value(set, "load.offered_rps"), 1000.0, 1e-3);
+  EXPECT_NEAR(value(set, "load.served_rps"), 500.0, 1e-3);
+  EXPECT_NEAR(value(set, "load.served_over_offered"), 0.5, 1e-6);
+}
+
+TEST(InferenceFeatures, TraceFeatures) {
+  const auto set = run({{kEvents, events(two_batch_trace())}});
+  EXPECT_DOUBLE_EQ(value(set, "trace.profiled_batches"), 2.0);
+  EXPECT_NEAR(value(set, "request.preprocess_ms"), 0.15, 1e-12);
+  EXPECT_NEAR(value(set, "model.forward_ms"), 0.45, 1e-12);  // the outermost forward, not the nested one
+  EXPECT_NEAR(value(set, "request.postprocess_ms"), 0.05, 1e-12);
+  EXPECT_NEAR(value(set, "request.preprocess_share"), 300.0 / 1300.0, 1e-12);
+  EXPECT_NEAR(value(set, "request.model_share"), 900.0 / 1300.0, 1e-12);
+  EXPECT_NEAR(value(set, "model.ops_per_batch"), 3.0, 1e-12);  // median of 5 and 1
+  EXPECT_NEAR(value(set, "model.batch_norm_per_batch"), 0.5, 1e-12);
+  EXPECT_NEAR(value(set, "model.op_gap_share"), 1.0 - 270.0 / 900.0, 1e-12);
+  EXPECT_NEAR(value(set, "model.top_op_share"), 100.0 / 900.0, 1e-12);
+  EXPECT_EQ(find(set, "model.top_op_share")->evidence.front().id, "aten::linear");
+  EXPECT_NEAR(value(set, "request.service_ms"), 0.65, 1e-12);
+  EXPECT_FALSE(find(set, "latency.p50"));
+}
+
+TEST(InferenceFeatures, OfferedUtilisationCombinesRequestsAndTrace) {
+  const auto set =
+      run({{kRecords, request_records(overloaded_requests())}, {kEvents, events(two_batch_trace())}});
+  EXPECT_NEAR(value(set, "load.offered_utilization"), 1000.0 * 0.65 / 1000.0, 1e-6);
+}
+
+TEST(InferenceFeatures, HostContentionWithoutConfig) {
+  const auto set = run({{kMetrics, metrics({
+                                       point("host.cpu.utilization", 0.5, 1.0, {{"cpu", "all"}}),
+                                       point("host.cpu.utilization", 0.4, 1.0, {{"cpu", "0"}}),
+                                       point("host.cpu.utilization", 0.6, 1.0, {{"cpu", "1"}}),
+                                       point("host.cpu.utilization", 0.7, 1.1, {{"cpu", "all"}}),
+                                       point("host.load.runnable", 5, 1.0),
+                                       point("host.load.runnable", 7, 1.1),
+                                       point("process.threads", 8, 1.0, {{"pid", "11"}, {"role", "server"}}),
+                                       point("process.threads", 16, 1.1, {{"pid", "11"}, {"role", "server"}}),
+                                       point("process.cpu.utilization", 0.4, 1.0, {{"pid", "11"}}),
+                                       point("process.cpu.utilization", 0.6, 1.1, {{"pid", "11"}}),
+                                   })}});
+  EXPECT_DOUBLE_EQ(value(set, "host.cores"), 2.0);
+  EXPECT_NEAR(value(set, "cpu.utilization_mean"), 0.6, 1e-12);
+  EXPECT_NEAR(value(set, "cpu.runnable_per_core"), 3.0, 1e-12);
+  EXPECT_NEAR(value(set, "process.threads_max"), 16.0, 1e-12);
+  EXPECT_NEAR(value(set, "process.threads_per_core"), 8.0, 1e-12);
+  EXPECT_NEAR(value(set, "process.cpu_cores_used"), 0.5, 1e-12);
+}
+
+TEST(InferenceFeatures, CoresFromConfigWhenMetricsLackPerCpuSeries) {
+  const auto set = run({{kConfig, config({{"cpu_count", 4},
+                                          {"num_threads", 16},
+                                          {"max_batch_size", 1},
+                                          {"warmup_requests", 0},
+                                          {"model_format", "eager"}})},
+                        {kMetrics, metrics({point("host.load.runnable", 8, 1.0)})}});
+  EXPECT_NEAR(value(set, "cpu.runnable_per_core"), 2.0, 1e-12);
+  EXPECT_NEAR(value(set, "config.threads_per_core"), 4.0, 1e-12);
+  EXPECT_NEAR(value(set, "config.max_batch_size"), 1.0, 1e-12);
+  EXPECT_NEAR(value(set, "config.warmup_requests"), 0.0, 1e-12);
+  EXPECT_NEAR(value(set, "config.eager_model"), 1.0, 1e-12);
+}
+
+TEST(InferenceFeatures, NoCoresNoPerCoreFeatures) {
+  const auto set = run({{kMetrics, metrics({point("host.load.runnable", 8, 1.0)})}});
+  EXPECT_FALSE(find(set, "cpu.runnable_per_core"));
+  EXPECT_FALSE(find(set, "host.cores"));
+}
+
+TEST(InferenceFeatures, EmptyStreamGivesAnEmptySet) {
+  const auto set = run({});
+  EXPECT_TRUE(set.features.empty());
+}
+
+TEST(InferenceFeatures, BadRequestFieldNamesFileAndLine) {
+  RecordBatch b;
+  b.source_path = "case/metrics.jsonl";
+  b.records.push_back(Record{{}, 7, {{"request_id", 0}, {"latency_ms", "slow"}}});
+  Harness h(inference_features_factory(), nlohmann::json::object());
+  h.component().start();
+  try {
+    h.component().process(Envelope::make(CorrelationKey{}, std::move(b)), kRecords, h.out);
+    FAIL() << "expected an error";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("case/metrics.jsonl:7"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("latency_ms"), std::string::npos) << e.what();
+  }
+}
+
+TEST(InferenceFeatures, ConfigThatIsNotAnObjectIsAnError) {
+  Harness h(inference_features_factory(), nlohmann::json::object());
+  h.component().start();
+  EXPECT_THROW(
+      {
+        try {
+          h.component().process(config(nlohmann::json::array(), "run/config.json"), kConfig, h.out);
+        } catch (const std::runtime_error& e) {
+          EXPECT_NE(std::string(e.what()).find("run/config.json"), std::string::npos) << e.what();
+          throw;
+        }
+      },
+      std::runtime_error);
+}
+
+TEST(InferenceFeatures, SpikeFactorOption) {
+  // With spike_factor 25 the 40 ms first request (20x the median) is no spike.
+  const auto set = run({{kRecords, request_records(cold_start_requests())}}, {{"spike_factor", 25.0}});
+  EXPECT_NEAR(value(set, "latency.spike_share"), 0.0, 1e-12);
+  EXPECT_FALSE(find(set, "latency.spike_start_share"));
+}
+
+}  // namespace
+}  // namespace cann_debug::plugins
