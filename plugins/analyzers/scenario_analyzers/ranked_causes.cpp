@@ -14,6 +14,21 @@ std::string format_value(double v) {
   return fmt::format("{:.4g}", v);
 }
 
+/// A few words of a variable's description for a one-line explanation: a quoted name near the start
+/// ("Mechanism 'unstable updates': ...") or the first clause, at most 80 characters.
+std::string short_description(const std::string& description) {
+  const auto open = description.find('\'');
+  if (open != std::string::npos && open < 40) {
+    const auto close = description.find('\'', open + 1);
+    if (close != std::string::npos && close - open > 1) return description.substr(open + 1, close - open - 1);
+  }
+  auto end = description.find_first_of(".:;(");
+  std::string out = description.substr(0, end);
+  while (!out.empty() && out.back() == ' ') out.pop_back();
+  if (out.size() > 80) out = out.substr(0, 77) + "...";
+  return out;
+}
+
 /// "var=state" -> {var, state}.
 std::pair<std::string, std::string> split_label(const std::string& label) {
   const auto eq = label.find('=');
@@ -79,7 +94,8 @@ std::vector<RootCause> rank_causes(const Posterior& posterior, const Evidence* e
     // For the engine's top cause, the evidence that raised it most (leave-one-out influence > 0) too.
     if (!posterior.top_causes.empty() && posterior.top_causes.front().id == label)
       for (const auto& [var, influence] : posterior.evidence_ranking)
-        if (influence > 0.0 && var != options.root && vars.size() < 6) vars.push_back(var);
+        // Only evidence that moved the cause noticeably (a posterior ratio above e^0.1 = 1.1x).
+        if (influence > 0.1 && var != options.root && vars.size() < 6) vars.push_back(var);
     std::vector<std::string> sentences;
     std::set<std::string> seen;
     for (const auto& var : vars) {
@@ -88,7 +104,8 @@ std::vector<RootCause> rank_causes(const Posterior& posterior, const Evidence* e
       std::string sentence = fmt::format("{}={}", var, st);
       auto note = notes.find(var);
       if (note != notes.end()) {
-        if (!note->second.description.empty()) sentence += " (" + note->second.description + ")";
+        if (!note->second.description.empty())
+          sentence += " (" + short_description(note->second.description) + ")";
         if (const Feature* f = note->second.feature.empty() ? nullptr : features.find(note->second.feature)) {
           sentence += fmt::format(": {} = {}{}{}", f->name, format_value(f->value),
                                   f->unit.empty() ? "" : " ", f->unit);

@@ -1,0 +1,191 @@
+// kb_advisor component: collects diagnoses, features and the run's config, and at end of stream emits the
+// advice for each diagnosis: one Advice per root cause answered, most likely first.
+#include "kb_advisor.hpp"
+
+#include <filesystem>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "advice_builder.hpp"
+#include "cann_debug/messages.hpp"
+#include "knowledge_base.hpp"
+#include "outcome_history.hpp"
+
+namespace cann_debug::plugins {
+namespace {
+
+using nlohmann::json;
+
+constexpr std::size_t kDiagnosisPort = 0;
+constexpr std::size_t kFeaturesPort = 1;
+constexpr std::size_t kConfigPort = 2;
+
+Manifest make_manifest() {
+  Manifest m;
+  m.type = "kb_advisor";
+  m.kind = ComponentKind::kAdvisor;
+  m.version = "0.1.0";
+  m.stability = Stability::kAlpha;
+  m.description =
+      "Turns each diagnosis into executable suggestions from a knowledge base: problem_patterns.json (which "
+      "suggestions answer which root cause, with priorities) and solution_templates.json (title, rationale, "
+      "config patch, code per framework, risk, expected improvement and its source, target metric; "
+      "parameters computed from the run's features, its config.json or the diagnosis, first source that "
+      "exists wins). At end of stream, for each diagnosis received, it emits one advice/1 per root cause "
+      "answered, in confidence order (healthy skipped; at most max_root_causes; below min_confidence only "
+      "the "
+      "most likely one), each with its pattern's suggestions by priority. Suggestion ids are \"<root "
+      "cause>/<template id>\". A healthy diagnosis gets one advice for 'healthy', with the suggestions of a "
+      "'healthy' pattern if the knowledge base has one, else none. "
+      "With a history file (JSONL of {suggestion, root_cause, measured_improvement}) the expected "
+      "improvement "
+      "is the mean measured one (improvement_source \"history\") instead of the prior. Schemas: "
+      "docs/advisors.md.";
+  m.inputs = {
+      {"diagnosis", {std::string(Diagnosis::type_id)}, true, "what is wrong (a scenario analyzer's output)"},
+      {"features",
+       {std::string(FeatureSet::type_id)},
+       false,
+       "the run's features, for suggestion parameters"},
+      {"config",
+       {std::string(JsonMessage::type_id)},
+       false,
+       "the run's config.json from json_file ({path, document}) or a bare document"},
+  };
+  m.outputs = {{"advice", std::string(Advice::type_id),
+                "one per root cause answered (most likely first), at end of stream"}};
+  m.options = {
+      {.name = "kb_dir",
+       .type = OptionType::kString,
+       .description = "folder holding problem_patterns.json and solution_templates.json",
+       .default_value = nullptr,
+       .required = true,
+       .min = {},
+       .max = {},
+       .enum_values = {}},
+      {.name = "history",
+       .type = OptionType::kString,
+       .description = "JSONL of validated outcomes {suggestion, root_cause, measured_improvement}; "
+                      "\"\" or a file that does not exist yet = priors only",
+       .default_value = "",
+       .required = false,
+       .min = {},
+       .max = {},
+       .enum_values = {}},
+      {.name = "min_confidence",
+       .type = OptionType::kDouble,
+       .description =
+           "root causes below this confidence get no suggestions (the most likely one always does)",
+       .default_value = 0.05,
+       .required = false,
+       .min = 0.0,
+       .max = 1.0,
+       .enum_values = {}},
+      {.name = "max_root_causes",
+       .type = OptionType::kInt,
+       .description = "at most this many root causes of a diagnosis are answered",
+       .default_value = 3,
+       .required = false,
+       .min = 1,
+       .max = 100,
+       .enum_values = {}},
+  };
+  m.concurrency = Concurrency::serial();
+  m.sample_yaml =
+      "# Suggestions for the diagnosis, parameters from the features and config.json.\n"
+      "kb_advisor/main:\n"
+      "  kb_dir: \"${pipeline_dir}/kb\"\n"
+      "  history: \"\"            # JSONL of validated outcomes, optional\n"
+      "  min_confidence: 0.05\n"
+      "  max_root_causes: 3\n";
+  return m;
+}
+
+// json_file sends {"path", "document"}; a bare document is accepted too.
+json config_document(const json& value) {
+  if (value.is_object() && value.contains("document") && value.contains("path")) return value.at("document");
+  return value;
+}
+
+class KbAdvisor final : public Component {
+ public:
+  KbAdvisor(const CreateContext& ctx, const Config& config)
+      : host_(*ctx.host),
+        kb_dir_(config.str("kb_dir")),
+        history_path_(config.str("history")),
+        limits_{config.number("min_confidence"),
+                static_cast<std::size_t>(config.integer("max_root_causes"))} {}
+
+  void start() override {
+    kb_ = kb::load_knowledge_base(kb_dir_);
+    if (!history_path_.empty()) {
+      history_ = kb::OutcomeHistory::load(history_path_);
+      host_.logger().info("history {}: {} validated outcomes", history_path_, history_.size());
+    }
+  }
+
+  void process(const Envelope& message, std::size_t port, Emitter& /*out*/) override {
+    if (port == kDiagnosisPort) {
+      diagnoses_.emplace_back(message.key(), message.as<Diagnosis>());
+    } else if (port == kFeaturesPort) {
+      features_.push_back(message.as<FeatureSet>());
+    } else if (port == kConfigPort) {
+      config_ = config_document(message.as<JsonMessage>().value);
+      has_config_ = true;
+    } else {
+      throw std::runtime_error(fmt::format("kb_advisor: no input port {}", port));
+    }
+  }
+
+  void flush(Emitter& out) override {
+    for (const auto& [key, diagnosis] : diagnoses_) {
+      std::vector<std::string> unanswered;
+      kb::AdviceInputs inputs{&diagnosis, &features_, has_config_ ? &config_ : nullptr};
+      for (Advice& advice : kb::build_advice(kb_, history_, inputs, limits_, unanswered))
+        out.emit(0, key, std::move(advice));
+      for (const auto& id : unanswered)
+        host_.logger().warn("no problem pattern for root cause '{}' in {}", id, kb_dir_);
+    }
+    diagnoses_.clear();
+  }
+
+ private:
+  HostServices& host_;
+  std::string kb_dir_;
+  std::string history_path_;
+  kb::AdviceLimits limits_;
+  kb::KnowledgeBase kb_;
+  kb::OutcomeHistory history_;
+  std::vector<std::pair<CorrelationKey, Diagnosis>> diagnoses_;
+  std::vector<FeatureSet> features_;
+  json config_;
+  bool has_config_ = false;
+};
+
+class KbAdvisorFactory final : public SimpleFactory<KbAdvisor> {
+ public:
+  using SimpleFactory::SimpleFactory;
+  std::vector<ConfigProblem> validate(const Config& config) const override {
+    const std::string dir = config.str("kb_dir");
+    std::error_code ec;
+    if (!std::filesystem::is_directory(dir, ec))
+      return {{"kb_dir", fmt::format("'{}' is not a folder (it should hold {} and {})", dir,
+                                     kb::kPatternsFile, kb::kTemplatesFile)}};
+    for (const char* file : {kb::kPatternsFile, kb::kTemplatesFile})
+      if (!std::filesystem::is_regular_file(std::filesystem::path(dir) / file, ec))
+        return {{"kb_dir", fmt::format("'{}' has no {}", dir, file)}};
+    return {};
+  }
+};
+
+}  // namespace
+
+const ComponentFactory& kb_advisor_factory() {
+  static const KbAdvisorFactory factory(make_manifest());
+  return factory;
+}
+
+}  // namespace cann_debug::plugins

@@ -1,0 +1,170 @@
+// The kb_advisor component: ports, ordering by confidence then priority, healthy runs, the history file
+// and option validation.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <stdexcept>
+#include <string>
+
+#include "cann_debug/manifest.hpp"
+#include "cann_debug/messages.hpp"
+#include "cann_debug/testing.hpp"
+#include "kb_advisor.hpp"
+#include "test_support.hpp"
+
+namespace cann_debug::plugins {
+namespace {
+
+using nlohmann::json;
+using testing::Harness;
+using ::testing::HasSubstr;
+
+constexpr std::size_t kDiagnosis = 0;
+constexpr std::size_t kFeatures = 1;
+constexpr std::size_t kConfig = 2;
+
+json options(const std::string& kb_dir, const std::string& history = "") {
+  return {{"kb_dir", kb_dir}, {"history", history}};
+}
+
+std::vector<Advice> run(const json& opts, const std::vector<std::pair<std::size_t, Envelope>>& inputs) {
+  Harness h(kb_advisor_factory(), opts);
+  h.run_processor(inputs);
+  return h.outputs_of<Advice>(0);
+}
+
+Envelope diag(Diagnosis d) {
+  return Envelope::make(CorrelationKey{}, std::move(d));
+}
+
+std::vector<std::string> ids(const Advice& a) {
+  std::vector<std::string> out;
+  for (const auto& s : a.suggestions) out.push_back(s.id);
+  return out;
+}
+
+TEST(KbAdvisorComponent, ManifestIsSound) {
+  EXPECT_TRUE(check_manifest(kb_advisor_factory().manifest()).empty());
+}
+
+TEST(KbAdvisorComponent, OrdersByConfidenceThenPriority) {
+  const auto d = kb::test::diagnosis("training", {{"unshuffled_data", 0.3}, {"grad_clip_too_low", 0.6}});
+  const auto out = run(options(kb::test::test_data("kb_minimal")), {{kDiagnosis, diag(d)}});
+  // One advice per root cause, the most likely first.
+  ASSERT_EQ(out.size(), 2u);
+  EXPECT_EQ(out[0].for_root_cause, "grad_clip_too_low");
+  EXPECT_EQ(out[1].for_root_cause, "unshuffled_data");
+  // grad_clip_too_low lists shuffle (priority 2) before raise_clip (priority 1): priority wins.
+  EXPECT_EQ(ids(out[0]),
+            (std::vector<std::string>{"grad_clip_too_low/raise_clip", "grad_clip_too_low/shuffle"}));
+  EXPECT_EQ(ids(out[1]), (std::vector<std::string>{"unshuffled_data/shuffle"}));
+  EXPECT_EQ(out[0].suggestions[0].priority, 1);
+  EXPECT_EQ(out[0].suggestions[1].priority, 2);
+  EXPECT_DOUBLE_EQ(out[0].suggestions[1].expected_improvement, 0.1);  // the pattern's override
+  EXPECT_DOUBLE_EQ(out[1].suggestions[0].expected_improvement, 0.7);  // the template's prior
+  EXPECT_THAT(out[1].suggestions[0].rationale, HasSubstr("Answers unshuffled_data (confidence 30%)."));
+}
+
+TEST(KbAdvisorComponent, MaxRootCausesLimitsTheAdvice) {
+  const auto d = kb::test::diagnosis("training", {{"unshuffled_data", 0.3}, {"grad_clip_too_low", 0.6}});
+  json opts = options(kb::test::test_data("kb_minimal"));
+  opts["max_root_causes"] = 1;
+  const auto out = run(opts, {{kDiagnosis, diag(d)}});
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_EQ(out[0].for_root_cause, "grad_clip_too_low");
+}
+
+TEST(KbAdvisorComponent, UnlikelyCausesAndHealthyAreSkipped) {
+  const auto d = kb::test::diagnosis(
+      "training", {{"healthy", 0.5}, {"grad_clip_too_low", 0.48}, {"unshuffled_data", 0.02}});
+  const auto out = run(options(kb::test::test_data("kb_minimal")), {{kDiagnosis, diag(d)}});
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_EQ(ids(out[0]),
+            (std::vector<std::string>{"grad_clip_too_low/raise_clip", "grad_clip_too_low/shuffle"}));
+}
+
+TEST(KbAdvisorComponent, HealthyDiagnosisGetsNoSuggestions) {
+  const auto d = kb::test::diagnosis("training", {{"healthy", 0.9}, {"grad_clip_too_low", 0.1}}, true);
+  const auto out = run(options(kb::test::shipped_kb_dir()), {{kDiagnosis, diag(d)}});
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_EQ(out[0].for_root_cause, "healthy");
+  EXPECT_TRUE(out[0].suggestions.empty());
+}
+
+TEST(KbAdvisorComponent, ParametersFromFeaturesAndConfigWhicheverArrivesFirst) {
+  const auto d = kb::test::diagnosis("training", {{"grad_clip_too_low", 0.9}});
+  JsonMessage config{{{"path", "config.json"}, {"document", {{"clip_threshold", 0.05}}}}};
+  // Diagnosis first, then the config: parameters are computed at end of stream.
+  auto out = run(options(kb::test::test_data("kb_minimal")),
+                 {{kDiagnosis, diag(d)}, {kConfig, Envelope::make(CorrelationKey{}, config)}});
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_EQ(out[0].suggestions[0].config_patch, json({{"clip_threshold", 0.5}}));  // 10 x the config's
+  out =
+      run(options(kb::test::test_data("kb_minimal")),
+          {{kFeatures, Envelope::make(CorrelationKey{}, kb::test::run_features({{"grad_norm.median", 2.0}}))},
+           {kConfig, Envelope::make(CorrelationKey{}, config)},
+           {kDiagnosis, diag(d)}});
+  EXPECT_EQ(out[0].suggestions[0].config_patch, json({{"clip_threshold", 3.0}}));  // 1.5 x the median
+  EXPECT_EQ(out[0].suggestions[0].title, "Raise the clip threshold to 3");
+}
+
+TEST(KbAdvisorComponent, HistoryReplacesThePrior) {
+  const auto d = kb::test::diagnosis("training", {{"grad_clip_too_low", 0.9}});
+  const auto out = run(options(kb::test::test_data("kb_minimal"), kb::test::test_data("history_valid.jsonl")),
+                       {{kDiagnosis, diag(d)}});
+  ASSERT_EQ(out[0].suggestions.size(), 2u);
+  EXPECT_EQ(out[0].suggestions[0].improvement_source, "history");
+  EXPECT_NEAR(out[0].suggestions[0].expected_improvement, 0.3,
+              1e-12);                                            // mean of 0.2 and 0.4, not lr_too_high's
+  EXPECT_EQ(out[0].suggestions[1].improvement_source, "prior");  // no outcome recorded for shuffle
+}
+
+TEST(KbAdvisorComponent, MissingHistoryFileMeansPriors) {
+  const auto d = kb::test::diagnosis("training", {{"grad_clip_too_low", 0.9}});
+  const auto out =
+      run(options(kb::test::test_data("kb_minimal"), kb::test::test_data("no_history_yet.jsonl")),
+          {{kDiagnosis, diag(d)}});
+  EXPECT_EQ(out[0].suggestions[0].improvement_source, "prior");
+}
+
+TEST(KbAdvisorComponent, MalformedHistoryNamesFileAndLine) {
+  Harness h(kb_advisor_factory(),
+            options(kb::test::test_data("kb_minimal"), kb::test::test_data("history_malformed.jsonl")));
+  try {
+    h.component().start();
+    FAIL() << "accepted a malformed history";
+  } catch (const std::runtime_error& e) {
+    EXPECT_THAT(
+        e.what(),
+        HasSubstr("history_malformed.jsonl:2: expected \"measured_improvement\" to be a finite number"));
+  }
+}
+
+TEST(KbAdvisorComponent, ValidateRejectsAMissingKbDir) {
+  try {
+    Harness h(kb_advisor_factory(), options(kb::test::test_data("no_such_kb")));
+    FAIL() << "accepted a missing kb_dir";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_THAT(e.what(), HasSubstr("kb_dir: "));
+    EXPECT_THAT(e.what(), HasSubstr("is not a folder"));
+  }
+}
+
+TEST(KbAdvisorComponent, MalformedKnowledgeBaseFailsAtStart) {
+  Harness h(kb_advisor_factory(), options(kb::test::test_data("malformed_kb")));
+  EXPECT_THROW(
+      {
+        try {
+          h.component().start();
+        } catch (const std::runtime_error& e) {
+          EXPECT_THAT(e.what(),
+                      HasSubstr("malformed_kb/solution_templates.json: /templates/shuffle/risk: expected a "
+                                "non-empty string"));
+          throw;
+        }
+      },
+      std::runtime_error);
+}
+
+}  // namespace
+}  // namespace cann_debug::plugins

@@ -1,0 +1,112 @@
+// `cann-debug diagnose` and `cann-debug eval` through the real binary: the bundled sample run, routing,
+// the JSON document of docs/diagnose.md, reports on disk, errors; and the shared case corpus when present.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "child_process.hpp"
+
+namespace fs = std::filesystem;
+using cann_debug::testing::ChildProcess;
+using nlohmann::json;
+
+namespace {
+
+const std::string kBinary = std::string(CANN_DEBUG_BINARY_DIR) + "/bin/cann-debug";
+const fs::path kSamples = fs::path(CANN_DEBUG_SOURCE_DIR) / "samples";
+const fs::path kShared = CANN_DEBUG_SHARED_DIR;
+
+class DiagnoseCli : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    scratch_ =
+        fs::temp_directory_path() /
+        ("cann_debug_diag_" + std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()) +
+         "_" + std::to_string(getpid()));
+    fs::create_directories(scratch_);
+  }
+  void TearDown() override { fs::remove_all(scratch_); }
+  int run(std::vector<std::string> args) {
+    args.insert(args.begin(), kBinary);
+    child_ = std::make_unique<ChildProcess>(args, scratch_);
+    return child_->wait();
+  }
+  fs::path scratch_;
+  std::unique_ptr<ChildProcess> child_;
+};
+
+TEST_F(DiagnoseCli, SampleRunIsDiagnosedWithEvidenceSuggestionsAndReports) {
+  const fs::path out = scratch_ / "report";
+  ASSERT_EQ(run({"diagnose", "--input", (kSamples / "training-lr-too-high").string(), "--output",
+                 out.string(), "--json"}),
+            0)
+      << child_->err();
+  const json doc = json::parse(child_->out());
+  EXPECT_EQ(doc["scenario"], "training");
+  EXPECT_FALSE(doc["healthy"].get<bool>());
+  ASSERT_FALSE(doc["root_causes"].empty());
+  EXPECT_EQ(doc["root_causes"][0]["id"], "lr_too_high");
+  const double top = doc["root_causes"][0]["confidence"].get<double>();
+  EXPECT_GT(top, 0.5);
+  for (const auto& c : doc["root_causes"]) EXPECT_LE(c["confidence"].get<double>(), top);  // sorted
+  EXPECT_FALSE(doc["evidence"].empty());
+  ASSERT_FALSE(doc["suggestions"].empty());
+  EXPECT_EQ(doc["suggestions"][0]["root_cause"], "lr_too_high");
+  EXPECT_TRUE(doc["suggestions"][0].contains("config_patch"));
+  EXPECT_GE(doc["elapsed_ms"].get<double>(), 0.0);
+  for (const char* f : {"report.json", "report.md", "report.html"}) EXPECT_TRUE(fs::exists(out / f)) << f;
+}
+
+TEST_F(DiagnoseCli, HealthySampleIsReportedHealthy) {
+  ASSERT_EQ(run({"diagnose", "--input", (kSamples / "training-healthy").string(), "--json"}), 0)
+      << child_->err();
+  const json doc = json::parse(child_->out());
+  EXPECT_TRUE(doc["healthy"].get<bool>());
+  EXPECT_EQ(doc["root_causes"][0]["id"], "healthy");
+  EXPECT_TRUE(doc["suggestions"].empty());
+  // Text form names the verdict.
+  ASSERT_EQ(run({"diagnose", "--input", (kSamples / "training-healthy").string()}), 0) << child_->err();
+  EXPECT_NE(child_->out().find("Verdict:    healthy"), std::string::npos) << child_->out();
+}
+
+TEST_F(DiagnoseCli, UnknownLayoutAsksForTheScenario) {
+  std::ofstream(scratch_ / "notes.txt") << "nothing to see\n";
+  EXPECT_EQ(run({"diagnose", "--input", scratch_.string()}), 2);
+  EXPECT_NE(child_->err().find("--scenario"), std::string::npos) << child_->err();
+}
+
+TEST_F(DiagnoseCli, EvalScoresLabelledCases) {
+  // Two labelled copies of the samples.
+  for (const auto& [name, label] :
+       {std::pair{"training-lr-too-high", "lr_too_high"}, {"training-healthy", "healthy"}}) {
+    const fs::path dst = scratch_ / "cases" / name;
+    fs::create_directories(dst);
+    for (const auto& f : fs::directory_iterator(kSamples / name))
+      fs::copy(f.path(), dst / f.path().filename());
+    std::ofstream(dst / "expected.json")
+        << json{{"scenario", "training"}, {"root_cause", label}, {"healthy", std::string(label) == "healthy"}}
+               .dump();
+  }
+  ASSERT_EQ(run({"eval", "--cases", (scratch_ / "cases").string(), "--json"}), 0) << child_->err();
+  const json r = json::parse(child_->out());
+  EXPECT_EQ(r["summary"]["cases"], 2);
+  EXPECT_DOUBLE_EQ(r["summary"]["top1_accuracy"].get<double>(), 1.0);
+  EXPECT_DOUBLE_EQ(r["summary"]["false_alarm_rate"].get<double>(), 0.0);
+  EXPECT_GT(r["summary"]["dqi"].get<double>(), 0.9);
+  EXPECT_EQ(r["summary"]["confusion"]["lr_too_high"]["lr_too_high"], 1);
+}
+
+TEST_F(DiagnoseCli, SharedCorpusMeetsTheTargets) {
+  if (!fs::is_directory(kShared / "cases")) GTEST_SKIP() << "no shared case corpus";
+  ASSERT_EQ(run({"eval", "--cases", (kShared / "cases").string(), "--json"}), 0) << child_->err();
+  const json r = json::parse(child_->out());
+  EXPECT_GE(r["summary"]["top1_accuracy"].get<double>(), 0.95);
+  EXPECT_GE(r["summary"]["top3_accuracy"].get<double>(), 0.99);
+  EXPECT_LE(r["summary"]["false_alarm_rate"].get<double>(), 0.05);
+  EXPECT_EQ(r["summary"]["failed"], 0);
+}
+
+}  // namespace
