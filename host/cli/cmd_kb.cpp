@@ -31,6 +31,7 @@ struct LearnArgs {
   std::string label = "root_cause";
   std::string save_evidence;
   double prior_strength = 2.0;
+  bool learn_label_prior = false;
   bool json = false;
 };
 
@@ -127,6 +128,7 @@ int learn(const GlobalOptions& g, const LearnArgs& a) {
                   {"output", a.output},
                   {"label", a.label},
                   {"prior_strength", a.prior_strength},
+                  {"learn_label_prior", a.learn_label_prior},
                   {"note", fmt::format("cann-debug kb learn --cases {} --graph {} (scenario {}, pipeline {}, "
                                        "{} cases)",
                                        a.cases, a.graph, scenario, fs::path(pipeline).filename().string(),
@@ -186,6 +188,9 @@ Verb register_kb(CLI::App& app, const GlobalOptions& g) {
       ->add_option("--prior-strength", a->prior_strength,
                    "Dirichlet prior weight per table row, in cases (default 2)")
       ->check(CLI::NonNegativeNumber);
+  learn_cmd->add_flag(
+      "--learn-label-prior", a->learn_label_prior,
+      "Also learn the label variable's prior from the label counts (default: keep the graph's)");
   learn_cmd->add_option("--save-evidence", a->save_evidence, "Also keep the labelled evidence (JSON lines)");
   learn_cmd->add_flag("--json", a->json, "Print the figures as one JSON document");
   return {cmd, [&g, a] { return learn(g, *a); }};

@@ -65,6 +65,14 @@ DiagnoseResult diagnose_folder(const GlobalOptions& g, const DiagnoseRequest& re
     return result;
   }
   const Diagnosis& d = diagnoses.back()->envelope.as<Diagnosis>();
+  if (d.root_causes.empty()) {
+    result.rc = kRunFailed;
+    result.error = fmt::format("{}: {}", request.input,
+                               d.details.is_object() && d.details.contains("error")
+                                   ? d.details["error"].get<std::string>()
+                                   : std::string("the analyzer named no root cause"));
+    return result;
+  }
   json doc;
   doc["input"] = request.input;
   doc["scenario"] = d.scenario.empty() ? scenario : d.scenario;
@@ -117,6 +125,16 @@ void print_diagnosis_text(const json& doc) {
   }
   if (!causes.empty() && causes[0].contains("path") && !causes[0]["path"].empty())
     fmt::print("Path:       {}\n", fmt::join(causes[0]["path"].get<std::vector<std::string>>(), " -> "));
+  if (const auto& d = doc["details"];
+      d.is_object() && d.contains("who_waited_for_whom") && d["who_waited_for_whom"].contains("late_rank")) {
+    const auto& w = d["who_waited_for_whom"];
+    std::string line =
+        fmt::format("rank {:.0f} held the others up in the collectives", w["late_rank"].get<double>());
+    if (w.contains("rank.collective_wait_skew"))
+      line += fmt::format(" (the longest waiter lost {:.0f}% of a step)",
+                          100.0 * w["rank.collective_wait_skew"]["value"].get<double>());
+    fmt::print("Direction:  {}\n", line);
+  }
   if (!causes.empty() && !causes[0].value("explanation", "").empty())
     fmt::print("Why:        {}\n", causes[0].value("explanation", ""));
   int shown = 0;

@@ -158,3 +158,19 @@ TEST(scenario_analyzers, BadGraphFailsAtStartNamingTheFile) {
 
 }  // namespace
 }  // namespace cann_debug::plugins
+
+namespace cann_debug::plugins {
+namespace {
+
+TEST(scenario_analyzers, EmptyEvidenceIsNoDiagnosisNotHealthy) {
+  Harness h(training_analyzer_factory(), {});
+  h.run_processor({{kEvidence, Envelope::make(CorrelationKey{}, Evidence{})},
+                   {kPosterior, Envelope::make(CorrelationKey{}, posterior(0.1, 0.8, 0.1))}});
+  const auto d = h.outputs_of<Diagnosis>(0).at(0);
+  EXPECT_FALSE(d.healthy);
+  EXPECT_TRUE(d.root_causes.empty());
+  EXPECT_NE(d.details["error"].get<std::string>().find("no evidence"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace cann_debug::plugins

@@ -93,3 +93,18 @@ TEST(bayes_learning, FlatPosteriorIsNotACorrectAnswer) {
 
 }  // namespace
 }  // namespace cann_debug::bayes
+
+namespace cann_debug::bayes {
+namespace {
+
+TEST(bayes_learning, KeptTablesStayAsTheGraphHasThem) {
+  const Network net = two_node_graph();
+  Counts counts = empty_counts(net);
+  for (int i = 0; i < 5; ++i) add_case(net, observe(net, 1, 1), counts);
+  const Network learnt = with_learnt_tables(net, counts, {.prior_strength = 2.0, .keep = {0}});
+  EXPECT_EQ(learnt.variables[0].cpt, net.variables[0].cpt);   // the label prior is kept
+  EXPECT_NEAR(learnt.variables[1].cpt[3], 6.0 / 7.0, 1e-12);  // the symptom table is learnt
+}
+
+}  // namespace
+}  // namespace cann_debug::bayes

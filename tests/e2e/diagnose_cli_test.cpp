@@ -109,4 +109,17 @@ TEST_F(DiagnoseCli, SharedCorpusMeetsTheTargets) {
   EXPECT_EQ(r["summary"]["failed"], 0);
 }
 
+TEST_F(DiagnoseCli, RealAscendClusterNamesTheSlowRankAndTheDirection) {
+  const fs::path cluster = kShared / "real/ascend/mstt";
+  if (!fs::exists(cluster / "cluster_step_trace_time.csv")) GTEST_SKIP() << "no shared Ascend cluster files";
+  ASSERT_EQ(run({"diagnose", "--input", cluster.string(), "--json"}), 0) << child_->err();
+  const json doc = json::parse(child_->out());
+  EXPECT_EQ(doc["scenario"], "distributed");
+  EXPECT_EQ(doc["root_causes"][0]["id"], "straggler_rank");
+  // Rank 1 idles longest and communicates least: the others waited for it.
+  EXPECT_EQ(doc["details"]["who_waited_for_whom"]["late_rank"].get<double>(), 1.0);
+  ASSERT_TRUE(run({"diagnose", "--input", cluster.string()}) == 0);
+  EXPECT_NE(child_->out().find("rank 1 held the others up"), std::string::npos) << child_->out();
+}
+
 }  // namespace

@@ -41,25 +41,31 @@ Manifest make_manifest() {
       "leave-one-out top-1. Definitions: docs/bayes.md (\"Learning the tables\").";
   m.inputs = {{"evidence", {std::string(Evidence::type_id)}, true, "one labelled case per message"}};
   m.outputs = {{"stats", std::string(JsonMessage::type_id), "learning and leave-one-out figures"}};
-  m.options = {bayes_detail::graph_option(),
-               {.name = "output",
-                .type = OptionType::kString,
-                .description = "where to write the learnt graph (.json)",
-                .required = true},
-               {.name = "label",
-                .type = OptionType::kString,
-                .description = "the variable that holds each case's label",
-                .default_value = "root_cause"},
-               {.name = "prior_strength",
-                .type = OptionType::kDouble,
-                .description = "Dirichlet prior weight per table row, in cases",
-                .default_value = 2.0,
-                .min = 0.0,
-                .max = 1e6},
-               {.name = "note",
-                .type = OptionType::kString,
-                .description = "recorded in the output's _learned.note (e.g. the command and cases used)",
-                .default_value = ""}};
+  m.options = {
+      bayes_detail::graph_option(),
+      {.name = "output",
+       .type = OptionType::kString,
+       .description = "where to write the learnt graph (.json)",
+       .required = true},
+      {.name = "label",
+       .type = OptionType::kString,
+       .description = "the variable that holds each case's label",
+       .default_value = "root_cause"},
+      {.name = "prior_strength",
+       .type = OptionType::kDouble,
+       .description = "Dirichlet prior weight per table row, in cases",
+       .default_value = 2.0,
+       .min = 0.0,
+       .max = 1e6},
+      {.name = "learn_label_prior",
+       .type = OptionType::kBool,
+       .description = "also learn the label variable's own table from the label counts (default: keep the "
+                      "graph's; a curated case set says how it was assembled, not how often causes occur)",
+       .default_value = false},
+      {.name = "note",
+       .type = OptionType::kString,
+       .description = "recorded in the output's _learned.note (e.g. the command and cases used)",
+       .default_value = ""}};
   m.concurrency = Concurrency::serial();
   m.sample_yaml =
       "cpt_learn/training:\n"
@@ -76,13 +82,15 @@ class CptLearn final : public Component {
       : graph_path_(config.str("graph")),
         output_(config.str("output")),
         label_name_(config.str("label")),
-        note_(config.str("note")) {
+        note_(config.str("note")),
+        learn_label_prior_(config.boolean("learn_label_prior")) {
     options_.prior_strength = config.number("prior_strength");
   }
 
   void start() override {
     prior_ = bayes::load_graph(graph_path_);
     label_ = bayes_detail::resolve_variables(prior_, {label_name_}, "label").front();
+    if (!learn_label_prior_) options_.keep.push_back(label_);
   }
 
   void process(const Envelope& message, std::size_t, Emitter&) override {
@@ -121,6 +129,7 @@ class CptLearn final : public Component {
                   {"cases", cases_.size()},
                   {"labels", label_counts},
                   {"prior_strength", options_.prior_strength},
+                  {"label_prior", learn_label_prior_ ? "learnt" : "kept from the graph"},
                   {"leave_one_out",
                    {{"cases", loo.cases},
                     {"mean_log_likelihood", loo.mean_log_likelihood},
@@ -145,6 +154,7 @@ class CptLearn final : public Component {
 
  private:
   std::string graph_path_, output_, label_name_, note_;
+  bool learn_label_prior_ = false;
   bayes::LearnOptions options_;
   bayes::Network prior_;
   int label_ = -1;

@@ -107,6 +107,10 @@ class DistributedFeatures final : public Component {
         inputs_.ascend.add(r, batch.source_path);
         continue;
       }
+      if (AscendStepTrace::is_step_trace_record(r.fields)) {
+        inputs_.step_trace.add(r, batch.source_path);
+        continue;
+      }
       std::int64_t rank = r.key.has_rank() ? r.key.rank : -1;
       if (rank < 0) {
         const auto it = r.fields.find("rank");

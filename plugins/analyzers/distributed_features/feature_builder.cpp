@@ -259,9 +259,14 @@ std::vector<FeatureSet> build_feature_sets(const RunInputs& inputs) {
     add_communication(ranks, inputs.config, run.features);
   }
   add_batch_balance(inputs.logs, run.features);
-  // Ascend cluster profiles: link bandwidth, packet sizes, wait ratios (the late rank only when no trace
-  // already named it).
-  if (!inputs.ascend.empty()) inputs.ascend.features(run.features, ranks.size() < 2);
+  // Ascend cluster profiles without rank traces: the step split per rank says who was idle, whose compute
+  // was heavier and whom the others waited for (the late rank from it wins over the wait ratios below).
+  const bool from_step_trace = ranks.size() < 2 && !inputs.step_trace.empty();
+  if (from_step_trace) inputs.step_trace.features(sets, run.features, true);
+  const bool named = std::any_of(run.features.begin(), run.features.end(),
+                                 [](const Feature& f) { return f.name == "rank.late_rank"; });
+  // Link bandwidth, packet sizes, wait ratios (the late rank only when nothing above named it).
+  if (!inputs.ascend.empty()) inputs.ascend.features(run.features, !named);
   sets.push_back(std::move(run));
   return sets;
 }

@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "ascend_communication.hpp"
+#include "ascend_step_trace.hpp"
 #include "cann_debug/messages.hpp"
 #include "rank_trace.hpp"
 
@@ -36,6 +37,7 @@ struct RunInputs {
   std::map<std::int64_t, RankLog> logs;      // by rank
   std::optional<RunConfig> config;
   AscendCommunication ascend;  // records of the ascend_communication reader
+  AscendStepTrace step_trace;  // records of the ascend_step_trace reader
 };
 
 /// Reads the figures of a config document ({"path": ..., "document": {...}} or the bare document);

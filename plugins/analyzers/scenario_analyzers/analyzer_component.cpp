@@ -113,6 +113,17 @@ class ScenarioAnalyzer final : public Component {
     if (!posterior_) return;  // nothing reached the engine: no diagnosis rather than a made-up one
     Diagnosis d;
     d.scenario = spec_.scenario;
+    if (evidence_ && evidence_->hard.empty() && evidence_->soft.empty()) {
+      // The engine answered with its prior alone: no input held anything the graph observes. Saying
+      // "healthy" (or any cause) here would be made up.
+      d.healthy = false;
+      d.details = {{"error",
+                    "no evidence: none of the features the causal graph reads could be computed from "
+                    "the inputs (are the run's logs or traces in the input folder?)"},
+                   {"graph", posterior_->graph}};
+      out.emit(0, CorrelationKey{}, std::move(d));
+      return;
+    }
     d.root_causes =
         scenario::rank_causes(*posterior_, evidence_ ? &*evidence_ : nullptr, features_, notes_, options_);
     d.healthy = d.root_causes.empty() || d.root_causes.front().id == options_.healthy_state;

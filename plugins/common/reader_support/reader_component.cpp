@@ -1,5 +1,6 @@
 #include "reader_support/reader_component.hpp"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
@@ -9,6 +10,7 @@
 
 #include "cann_debug/messages.hpp"
 #include "reader_support/parse_error.hpp"
+#include "reader_support/reader_options.hpp"
 
 namespace cann_debug::plugins::readers {
 namespace {
@@ -28,6 +30,10 @@ class FileReader final : public Component {
     namespace fs = std::filesystem;
     std::error_code ec;
     const auto status = fs::status(path_, ec);
+    if (!fs::exists(status) && config_.has("optional") && config_.boolean("optional")) {
+      done_ = true;  // nothing to read, by request
+      return;
+    }
     if (!fs::exists(status))
       throw std::runtime_error(fmt::format("{}: cannot open: {}", path_, std::strerror(ENOENT)));
     if (spec_.reads_directory && !fs::is_directory(status))
@@ -92,7 +98,11 @@ class FileReader final : public Component {
 
 }  // namespace
 
-ReaderFactory::ReaderFactory(ReaderSpec spec) : spec_(std::move(spec)) {}
+ReaderFactory::ReaderFactory(ReaderSpec spec) : spec_(std::move(spec)) {
+  auto& options = spec_.manifest.options;
+  if (std::none_of(options.begin(), options.end(), [](const OptionSpec& o) { return o.name == "optional"; }))
+    options.push_back(optional_option());
+}
 
 std::vector<ConfigProblem> ReaderFactory::validate(const Config& config) const {
   std::vector<ConfigProblem> problems;

@@ -51,4 +51,13 @@ OptionSpec node_option() {
       .default_value = ""};
 }
 
+OptionSpec optional_option() {
+  return {.name = "optional",
+          .type = OptionType::kBool,
+          .description =
+              "a missing input is not an error: the reader emits nothing (for pipelines that take "
+              "whatever a run's folder holds)",
+          .default_value = false};
+}
+
 }  // namespace cann_debug::plugins::readers

@@ -19,5 +19,7 @@ OptionSpec max_file_bytes_option();
 OptionSpec rank_option();
 /// `node`: the node (host) the data came from, for the node_id key and the `node` label ("" = none).
 OptionSpec node_option();
+/// `optional` (bool, default false): a missing input is not an error; the reader emits nothing.
+OptionSpec optional_option();
 
 }  // namespace cann_debug::plugins::readers

@@ -2,6 +2,7 @@
 #include "chrome_trace.hpp"
 
 #include <exception>
+#include <filesystem>
 #include <memory>
 #include <optional>
 #include <stdexcept>
@@ -83,6 +84,10 @@ Manifest make_manifest() {
        .default_value = "8MiB",
        .min = 1024,
        .max = 1024.0 * 1024 * 1024},
+      {.name = "optional",
+       .type = OptionType::kBool,
+       .description = "a missing file (or a pattern matching nothing) is not an error: nothing is emitted",
+       .default_value = false},
   };
   m.concurrency = Concurrency::serial();
   m.sample_yaml =
@@ -100,12 +105,17 @@ class ChromeTraceReader final : public Component {
       : host_(*ctx.host),
         path_(config.str("path")),
         batch_size_(static_cast<std::size_t>(config.integer("batch_size"))),
-        option_rank_(config.integer("rank")) {
+        option_rank_(config.integer("rank")),
+        optional_(config.boolean("optional")) {
     limits_.max_value_bytes = static_cast<std::size_t>(config.bytes("max_event_bytes"));
   }
 
   void start() override {
     pattern_ = is_glob_pattern(path_);
+    if (optional_ && nothing_to_read()) {
+      done_ = true;  // nothing to read, by request
+      return;
+    }
     files_ = pattern_ ? expand_trace_pattern(path_) : std::vector<std::string>{path_};
     file_index_ = 0;
     open_current();
@@ -181,6 +191,16 @@ class ChromeTraceReader final : public Component {
   }
 
  private:
+  bool nothing_to_read() const {
+    std::error_code ec;
+    if (!pattern_) return !std::filesystem::exists(path_, ec);
+    try {
+      return expand_trace_pattern(path_).empty();
+    } catch (const std::runtime_error&) {
+      return true;  // no file matches the pattern
+    }
+  }
+
   const std::string& current() const { return files_.at(file_index_); }
 
   // Opens files_[file_index_]: prescan (steps, clock, rank), then the streaming scanner.
@@ -266,6 +286,7 @@ class ChromeTraceReader final : public Component {
   EventWindow window_;
   std::unordered_map<std::int64_t, const StepSpans::List*> spans_by_pid_;
   bool done_ = false;
+  bool optional_ = false;
   bool info_emitted_ = false;
 };
 

@@ -17,6 +17,7 @@
 
 #include "cann_debug/messages.hpp"
 #include "reader_support/line_reader.hpp"
+#include "reader_support/reader_options.hpp"
 #include "reader_support/text.hpp"
 
 namespace cann_debug::plugins {
@@ -71,6 +72,7 @@ Manifest make_manifest() {
        .min = 1,
        .max = 1024.0 * 1024 * 1024,
        .enum_values = {}},
+      readers::optional_option(),
   };
   m.concurrency = Concurrency::serial();
   m.sample_yaml =
@@ -201,11 +203,16 @@ class JsonlReader final : public Component {
   JsonlReader(const CreateContext& /*ctx*/, const Config& config)
       : path_(config.str("path")),
         batch_size_(static_cast<std::size_t>(config.integer("batch_size"))),
-        max_line_bytes_(static_cast<std::size_t>(config.bytes("max_line_bytes"))) {}
+        max_line_bytes_(static_cast<std::size_t>(config.bytes("max_line_bytes"))),
+        optional_(config.boolean("optional")) {}
 
   void start() override {
     namespace fs = std::filesystem;
     std::error_code ec;
+    if (optional_ && !fs::exists(path_, ec)) {
+      done_ = true;  // nothing to read, by request
+      return;
+    }
     if (fs::is_directory(path_, ec))
       throw std::runtime_error(fmt::format("{}: cannot open: {}", path_, std::strerror(EISDIR)));
     errno = 0;
@@ -279,6 +286,7 @@ class JsonlReader final : public Component {
   std::ifstream file_;
   std::optional<readers::LineReader> lines_;
   bool done_ = false;
+  bool optional_ = false;
 };
 
 class JsonlFactory final : public SimpleFactory<JsonlReader> {

@@ -58,6 +58,8 @@ void add_case(const Network& net, const Likelihoods& observation, Counts& counts
 Network with_learnt_tables(const Network& prior, const Counts& counts, const LearnOptions& options) {
   Network out = prior;
   for (std::size_t v = 0; v < out.size(); ++v) {
+    if (std::find(options.keep.begin(), options.keep.end(), static_cast<int>(v)) != options.keep.end())
+      continue;
     Variable& var = out.variables[v];
     const std::size_t k = var.cardinality();
     const std::size_t rows = var.cpt.size() / k;

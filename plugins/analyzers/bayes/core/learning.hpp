@@ -17,6 +17,8 @@ struct LearnOptions {
   /// Equivalent sample size of the prior, per CPT row: alpha(row, state) = prior_strength x the graph's
   /// own probability of that state in that row.
   double prior_strength = 2.0;
+  /// Variables whose tables are kept as the graph has them (e.g. the label's prior).
+  std::vector<int> keep;
 };
 
 /// Soft counts of one variable: [row][state], same layout as Variable::cpt.
