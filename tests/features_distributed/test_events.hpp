@@ -22,6 +22,25 @@ inline Event span(std::string name, std::int64_t ts_us, std::int64_t dur_us, std
   return e;
 }
 
+/// A device row of a Kineto trace (category kernel, gpu_memcpy, gpu_memset, ...) on `stream`, with a
+/// correlation id when `correlation` >= 0.
+inline Event device_row(std::string category, std::string name, std::int64_t ts_us, std::int64_t dur_us,
+                        std::int64_t stream, std::int64_t correlation = -1, std::int64_t rank = -1) {
+  Event e = span(std::move(name), ts_us, dur_us, stream, rank);
+  e.category = std::move(category);
+  e.args = {{"device", 0}, {"stream", stream}};
+  if (correlation >= 0) e.args["correlation"] = correlation;
+  return e;
+}
+
+/// The CPU launch call (cudaLaunchKernel, category cuda_runtime) of the device row with `correlation`.
+inline Event launch(std::int64_t correlation, std::int64_t ts_us, std::int64_t rank = -1) {
+  Event e = span("cudaLaunchKernel", ts_us, 5, 1, rank);
+  e.category = "cuda_runtime";
+  e.args = {{"correlation", correlation}};
+  return e;
+}
+
 /// One DDP step with bucketed gradients: data loading, forward, backward holding one autograd node with a
 /// collective call in it, the collective's work on thread 2 from `comm_start` for `comm_us`, optimizer.
 /// `t0` is the step start; the step lasts 50 ms.

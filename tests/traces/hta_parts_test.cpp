@@ -7,7 +7,7 @@
 #include "hta_analyses.hpp"
 #include "hta_time.hpp"
 #include "intervals.hpp"
-#include "kernel_class.hpp"
+#include "trace_kernels/kernel_class.hpp"
 
 namespace cann_debug::plugins::hta {
 namespace {

@@ -3,6 +3,7 @@
 #include "distributed_features.hpp"
 
 #include <map>
+#include <set>
 #include <stdexcept>
 #include <string>
 
@@ -31,7 +32,11 @@ Manifest make_manifest() {
       "trace (events, rank from the event key): per ProfilerStep#N the split into data_loading, forward, "
       "backward (and its autograd compute), optimizer_step, collective work (gloo:/nccl:/hccl: spans on any "
       "thread), exposed collective time (outside forward/backward/optimizer_step), c10d:: collective calls "
-      "and time outside the model; medians per rank, then cross-rank skews (outside-model time, data "
+      "and time outside the model; on ranks whose trace holds GPU kernels (Kineto, category 'kernel') the "
+      "collective figures come from the device timeline instead (HTA's definitions): NCCL kernel time, its "
+      "part not overlapped by compute kernels, NCCL kernels per step, GPU idle time as the time outside the "
+      "model, compute kernel time as the rank's compute; a file delivered by two readers counts once; "
+      "medians per rank, then cross-rank skews (outside-model time, data "
       "loading, forward and compute imbalance, collective wait skew and the late rank), slow-rank votes "
       "and Dixon's Q. From the per-rank step log (records with rank and batch_size): batch size per rank "
       "and its imbalance. From records of the ascend_communication reader (Ascend cluster profiles): "
@@ -64,7 +69,8 @@ class DistributedFeatures final : public Component {
 
   void process(const Envelope& message, std::size_t port, Emitter& /*out*/) override {
     if (message.is<EventBatch>()) {
-      add_events(message.as<EventBatch>());
+      if (first_reader_of(message.as<EventBatch>().source_path, message.source()))
+        add_events(message.as<EventBatch>());
     } else if (message.is<RecordBatch>()) {
       add_records(message.as<RecordBatch>());
     } else if (message.is<JsonMessage>()) {
@@ -87,6 +93,18 @@ class DistributedFeatures final : public Component {
       trace.set_source(batch.source_path);
       trace.add(e);
     }
+  }
+
+  // Whether `reader` is the first component that delivered events of `file`. Overlapping file patterns
+  // (rank*.trace.json and *.pt.trace.json both match rank-0.<host>.pt.trace.json) would otherwise count
+  // every event twice; the later reader's copy is dropped.
+  bool first_reader_of(const std::string& file, std::string_view reader) {
+    const auto [it, inserted] = reader_of_file_.try_emplace(file, reader);
+    if (inserted || it->second == reader) return true;
+    if (warned_duplicates_.insert(file).second)
+      host_.logger().info("distributed_features: {} is read by both {} and {}; the copy from {} is ignored",
+                          file, it->second, reader, reader);
+    return false;
   }
 
   // A trace without a rank (neither in the file nor in its name nor set as an option) gets the next
@@ -129,6 +147,8 @@ class DistributedFeatures final : public Component {
   HostServices& host_;
   RunInputs inputs_;
   std::map<std::string, std::int64_t> unranked_sources_;
+  std::map<std::string, std::string, std::less<>> reader_of_file_;  // trace file -> the reader used for it
+  std::set<std::string, std::less<>> warned_duplicates_;
 };
 
 }  // namespace

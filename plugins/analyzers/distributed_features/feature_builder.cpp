@@ -4,6 +4,7 @@
 #include <map>
 #include <string>
 
+#include "collective_exposure.hpp"
 #include "rank_statistics.hpp"
 
 namespace cann_debug::plugins::distributed {
@@ -20,6 +21,8 @@ struct RankSummary {
   double step_ms = 0, data_loading_ms = 0, forward_ms = 0, backward_ms = 0, backward_compute_ms = 0,
          optimizer_ms = 0, compute_ms = 0, collective_ms = 0, exposed_collective_ms = 0, outside_model_ms = 0,
          collective_calls = 0;
+  bool device_timeline = false;  // collective and idle figures from the GPU kernels
+  double kernel_compute_ms = 0;
   double total_step_ns = 0, total_collective_ns = 0, total_exposed_ns = 0;
   std::vector<StepBreakdown> steps;
 };
@@ -57,6 +60,8 @@ RankSummary summarize(std::int64_t rank, const RankTrace& trace) {
   r.exposed_collective_ms = median_ms(s, [](const StepBreakdown& b) { return b.exposed_collective_ns; });
   r.outside_model_ms = median_ms(s, [](const StepBreakdown& b) { return b.outside_model_ns; });
   r.collective_calls = median_over_steps(s, [](const StepBreakdown& b) { return b.collective_calls; });
+  r.device_timeline = trace.has_device_timeline();
+  r.kernel_compute_ms = median_ms(s, [](const StepBreakdown& b) { return b.kernel_compute_ns; });
   for (const auto& b : s) {
     r.total_step_ns += static_cast<double>(b.step_ns);
     r.total_collective_ns += static_cast<double>(b.collective_ns);
@@ -101,6 +106,7 @@ FeatureSet rank_set(const RankSummary& r, const RankLog* log) {
   add("rank.outside_model_time", r.outside_model_ms, "ms");
   add("rank.collectives_per_step", r.collective_calls, "count");
   add("rank.free_time_share", r.step_ms > 0 ? r.outside_model_ms / r.step_ms : 0.0, "ratio");
+  if (r.device_timeline) add("rank.kernel_compute_time", r.kernel_compute_ms, "ms");
   if (log != nullptr && !log->batch_sizes.empty())
     set.features.push_back(feature(
         "rank.batch_size", median_of(log->batch_sizes), "samples",
@@ -197,8 +203,18 @@ void add_communication(const std::vector<RankSummary>& ranks, const std::optiona
   out.push_back(feature("comm.collectives_per_step", calls_per_step, "count", ev));
   out.push_back(feature("comm.collective_time_share", collective_ns / step_ns, "ratio", ev));
   out.push_back(feature("comm.exposed_step_share", exposed_ns / step_ns, "ratio", ev));
-  if (collective_ns > 0)
-    out.push_back(feature("comm.exposed_ratio", exposed_ns / collective_ns, "ratio", ev));
+  std::vector<std::vector<StepBreakdown>> steps_by_rank;
+  bool device = false;
+  for (const auto& r : ranks) {
+    steps_by_rank.push_back(r.steps);
+    device = device || r.device_timeline;
+  }
+  const CollectiveExposure exposure = exposure_without_waits(steps_by_rank);
+  if (exposure.collective_ns > 0)
+    out.push_back(feature("comm.exposed_ratio", exposure.exposed_ns / exposure.collective_ns, "ratio", ev));
+  // HTA's figure, waits included: 1 - comp_comm_overlap_pctg / 100 over the ranks' NCCL kernels.
+  if (device && collective_ns > 0)
+    out.push_back(feature("comm.exposed_ratio_with_waits", exposed_ns / collective_ns, "ratio", ev));
   if (!config || !config->param_bytes) return;
   std::vector<EvidenceRef> with_config = ev;
   with_config.push_back({"series", config->source.empty() ? "config" : config->source + "#param_bytes"});
@@ -255,6 +271,12 @@ std::vector<FeatureSet> build_feature_sets(const RunInputs& inputs) {
     }
     run.features.push_back(feature("step.time", median_of(step), "ms", ev));
     run.features.push_back(feature("rank.traced_count", static_cast<double>(ranks.size()), "count", ev));
+    std::vector<EvidenceRef> device_ev;
+    for (const auto& r : ranks)
+      if (r.device_timeline) device_ev.push_back(steps_ref(r));
+    if (!device_ev.empty())
+      run.features.push_back(
+          feature("rank.device_timeline_count", static_cast<double>(device_ev.size()), "count", device_ev));
     add_cross_rank(ranks, run.features);
     add_communication(ranks, inputs.config, run.features);
   }

@@ -30,6 +30,18 @@ std::vector<Interval> in_step(const auto& spans, std::int64_t tid, const Interva
   return out;
 }
 
+// On a GPU the step's communication is what the NCCL kernels did, not the CPU's asynchronous launches; the
+// step's free time is the time the GPU had nothing to run (in steady state the device timeline repeats with
+// the CPU step period, so step time - device busy time is the GPU's idle time per step).
+void use_device_timeline(const DeviceStep& d, StepBreakdown& b) {
+  b.device_timeline = true;
+  b.collective_ns = d.collective_ns;
+  b.exposed_collective_ns = d.exposed_collective_ns;
+  b.collective_calls = d.collective_kernels;
+  b.kernel_compute_ns = d.compute_ns;
+  b.outside_model_ns = std::max<std::int64_t>(0, b.step_ns - d.busy_ns);
+}
+
 }  // namespace
 
 bool is_collective_work(std::string_view name) {
@@ -44,6 +56,8 @@ bool is_collective_call(std::string_view name) {
 
 void RankTrace::add(const Event& event) {
   if (event.phase != 'X' || event.start_ns == kNoTimestamp || event.duration_ns < 0) return;
+  if (device_.add(event)) return;
+  if (event.category == "gpu_user_annotation") return;  // Kineto's copy of CPU ranges on the GPU rows
   const Span span{event.tid, {event.start_ns, event.start_ns + event.duration_ns}};
   const std::string_view name = event.name;
   if (name.starts_with(kStepPrefix)) {
@@ -68,6 +82,12 @@ std::vector<StepBreakdown> RankTrace::steps() const {
     const auto it = ranges_.find(name);
     return it == ranges_.end() ? kNone : it->second;
   };
+  std::vector<DeviceStep> device;
+  if (device_.has_kernels()) {
+    std::vector<Interval> windows;
+    for (const StepSpan& s : spans) windows.push_back(s.time);
+    device = device_.per_step(windows);
+  }
   std::vector<StepBreakdown> out;
   for (const StepSpan& s : spans) {
     const Interval& w = s.time;
@@ -98,6 +118,7 @@ std::vector<StepBreakdown> RankTrace::steps() const {
     }
     b.backward_compute_ns = union_length(autograd) - overlap_length(autograd, calls);
     b.outside_model_ns = std::max<std::int64_t>(0, b.step_ns - union_length(model) - b.exposed_collective_ns);
+    if (!device.empty()) use_device_timeline(device[out.size()], b);
     out.push_back(b);
   }
   return out;

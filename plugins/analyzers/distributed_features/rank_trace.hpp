@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "cann_debug/messages.hpp"
+#include "device_timeline.hpp"
 #include "interval_set.hpp"
 
 namespace cann_debug::plugins::distributed {
@@ -28,8 +29,16 @@ struct StepBreakdown {
   std::int64_t collective_calls = 0;       // c10d:: collective calls issued by the stepping thread
   std::int64_t outside_model_ns = 0;  // step - (forward u backward u optimizer) - exposed collective time
 
-  /// forward + backward compute: the work the rank's own samples cause.
-  std::int64_t compute_ns() const { return forward_ns + backward_compute_ns; }
+  // From the device timeline (traces with GPU kernels); then the collective fields above are the device
+  // ones: NCCL kernel time, its part not overlapped by compute kernels, NCCL kernels per step, and
+  // outside_model_ns is the GPU's idle time in the step.
+  bool device_timeline = false;
+  std::int64_t kernel_compute_ns = 0;  // union of compute kernels launched in the step
+
+  /// The work the rank's own samples cause: compute kernels on a GPU, else forward + backward compute.
+  std::int64_t compute_ns() const {
+    return device_timeline ? kernel_compute_ns : forward_ns + backward_compute_ns;
+  }
 };
 
 /// Collects the events of one rank that matter here (everything else is dropped as it arrives) and
@@ -40,6 +49,8 @@ class RankTrace {
   /// One breakdown per ProfilerStep#N span, in step order.
   std::vector<StepBreakdown> steps() const;
   bool empty() const { return step_spans_.empty(); }
+  /// Whether the steps are measured on the device timeline (the trace holds GPU kernels).
+  bool has_device_timeline() const { return device_.has_kernels(); }
   const std::string& source() const { return source_; }
   void set_source(const std::string& path) {
     if (source_.empty()) source_ = path;
@@ -61,6 +72,7 @@ class RankTrace {
   std::vector<Span> collective_work_;
   std::vector<Span> collective_calls_;
   std::vector<Span> autograd_nodes_;
+  DeviceTimeline device_;
   std::string source_;
 };
 

@@ -7,8 +7,8 @@
 #include <vector>
 
 #include "intervals.hpp"
-#include "kernel_class.hpp"
 #include "rank_trace.hpp"
+#include "trace_kernels/kernel_class.hpp"
 
 namespace cann_debug::plugins::hta {
 

@@ -1,4 +1,4 @@
-#include "kernel_class.hpp"
+#include "trace_kernels/kernel_class.hpp"
 
 namespace cann_debug::plugins::hta {
 namespace {
