@@ -9,40 +9,20 @@
 #include <string>
 #include <vector>
 
-#include "child_process.hpp"
+#include "cli_test.hpp"
 
 namespace fs = std::filesystem;
 using cann_debug::testing::ChildProcess;
+using cann_debug::testing::read_jsonl;
 using nlohmann::json;
 
 namespace {
 
-const std::string kBinary = std::string(CANN_DEBUG_BINARY_DIR) + "/bin/cann-debug";
 const fs::path kSource = CANN_DEBUG_SOURCE_DIR;
 
-class DemoPipeline : public ::testing::Test {
+class DemoPipeline : public cann_debug::testing::CliTest {
  protected:
-  void SetUp() override {
-    scratch_ =
-        fs::temp_directory_path() /
-        ("cann_debug_e2e_" + std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()) +
-         "_" + std::to_string(getpid()));
-    fs::remove_all(scratch_);
-    fs::create_directories(scratch_);
-  }
-  void TearDown() override { fs::remove_all(scratch_); }
-
-  int run(std::vector<std::string> args, ChildProcess** keep = nullptr) {
-    args.insert(args.begin(), kBinary);
-    child_ = std::make_unique<ChildProcess>(args, scratch_);
-    EXPECT_TRUE(child_->started());
-    if (keep) {
-      *keep = child_.get();
-      return 0;
-    }
-    return child_->wait();
-  }
-
+  DemoPipeline() : CliTest("e2e") {}
   // Every feature of every feature.set/1 message in a JSON-lines file, by name.
   static std::map<std::string, json> features(const fs::path& file) {
     std::map<std::string, json> out;
@@ -55,18 +35,6 @@ class DemoPipeline : public ::testing::Test {
     }
     return out;
   }
-
-  static std::vector<json> read_jsonl(const fs::path& file) {
-    std::vector<json> rows;
-    std::ifstream in(file);
-    std::string line;
-    while (std::getline(in, line))
-      if (!line.empty()) rows.push_back(json::parse(line));
-    return rows;
-  }
-
-  fs::path scratch_;
-  std::unique_ptr<ChildProcess> child_;
 };
 
 TEST_F(DemoPipeline, FindsTheLossSpikeInTheBundledRun) {
@@ -156,10 +124,9 @@ TEST_F(DemoPipeline, HostMetricsFromProc) {
 }
 
 TEST_F(DemoPipeline, InterruptStopsSamplersAndKeepsWhatWasCollected) {
-  ChildProcess* child = nullptr;
-  run({"run", (kSource / "pipelines/host-metrics.yaml").string(), "--output", scratch_.string(), "--set",
-       "procfs/host.samples=0", "--set", "procfs/host.interval=20ms"},
-      &child);
+  ChildProcess* child =
+      &start({"run", (kSource / "pipelines/host-metrics.yaml").string(), "--output", scratch_.string(),
+              "--set", "procfs/host.samples=0", "--set", "procfs/host.interval=20ms"});
   // Wait until samples are on disk, then Ctrl-C.
   for (int i = 0; i < 500 && read_jsonl(scratch_ / "metrics.jsonl").size() < 3; ++i)
     std::this_thread::sleep_for(std::chrono::milliseconds(10));

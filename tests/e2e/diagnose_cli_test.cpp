@@ -7,35 +7,19 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "child_process.hpp"
+#include "cli_test.hpp"
 
 namespace fs = std::filesystem;
-using cann_debug::testing::ChildProcess;
 using nlohmann::json;
 
 namespace {
 
-const std::string kBinary = std::string(CANN_DEBUG_BINARY_DIR) + "/bin/cann-debug";
 const fs::path kSamples = fs::path(CANN_DEBUG_SOURCE_DIR) / "samples";
 const fs::path kShared = CANN_DEBUG_SHARED_DIR;
 
-class DiagnoseCli : public ::testing::Test {
+class DiagnoseCli : public cann_debug::testing::CliTest {
  protected:
-  void SetUp() override {
-    scratch_ =
-        fs::temp_directory_path() /
-        ("cann_debug_diag_" + std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()) +
-         "_" + std::to_string(getpid()));
-    fs::create_directories(scratch_);
-  }
-  void TearDown() override { fs::remove_all(scratch_); }
-  int run(std::vector<std::string> args) {
-    args.insert(args.begin(), kBinary);
-    child_ = std::make_unique<ChildProcess>(args, scratch_);
-    return child_->wait();
-  }
-  fs::path scratch_;
-  std::unique_ptr<ChildProcess> child_;
+  DiagnoseCli() : CliTest("diag") {}
 };
 
 TEST_F(DiagnoseCli, SampleRunIsDiagnosedWithEvidenceSuggestionsAndReports) {

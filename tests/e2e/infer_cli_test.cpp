@@ -6,34 +6,18 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "child_process.hpp"
+#include "cli_test.hpp"
 
 namespace fs = std::filesystem;
-using cann_debug::testing::ChildProcess;
 using nlohmann::json;
 
 namespace {
 
-const std::string kBinary = std::string(CANN_DEBUG_BINARY_DIR) + "/bin/cann-debug";
 const fs::path kShared = CANN_DEBUG_SHARED_DIR;
 
-class InferCli : public ::testing::Test {
+class InferCli : public cann_debug::testing::CliTest {
  protected:
-  void SetUp() override {
-    scratch_ =
-        fs::temp_directory_path() /
-        ("cann_debug_infer_" + std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()) +
-         "_" + std::to_string(getpid()));
-    fs::create_directories(scratch_);
-  }
-  void TearDown() override { fs::remove_all(scratch_); }
-  int run(std::vector<std::string> args) {
-    args.insert(args.begin(), kBinary);
-    child_ = std::make_unique<ChildProcess>(args, scratch_);
-    return child_->wait();
-  }
-  fs::path scratch_;
-  std::unique_ptr<ChildProcess> child_;
+  InferCli() : CliTest("infer") {}
 };
 
 TEST_F(InferCli, MatchesReferencePosteriorsOfTheSharedCorpus) {

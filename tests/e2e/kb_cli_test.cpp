@@ -7,39 +7,23 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "child_process.hpp"
+#include "cli_test.hpp"
 
 namespace fs = std::filesystem;
-using cann_debug::testing::ChildProcess;
 using nlohmann::json;
 
 namespace {
 
-const std::string kBinary = std::string(CANN_DEBUG_BINARY_DIR) + "/bin/cann-debug";
 const fs::path kData = fs::path(CANN_DEBUG_TEST_DATA_DIR) / "kb";
 
-class KbCli : public ::testing::Test {
+class KbCli : public cann_debug::testing::CliTest {
  protected:
-  void SetUp() override {
-    scratch_ =
-        fs::temp_directory_path() /
-        ("cann_debug_kb_" + std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()) +
-         "_" + std::to_string(getpid()));
-    fs::create_directories(scratch_);
-  }
-  void TearDown() override { fs::remove_all(scratch_); }
-  int run(std::vector<std::string> args) {
-    args.insert(args.begin(), kBinary);
-    child_ = std::make_unique<ChildProcess>(args, scratch_);
-    return child_->wait();
-  }
+  KbCli() : CliTest("kb") {}
   int learn(const fs::path& out) {
     return run({"kb", "learn", "--cases", (kData / "cases").string(), "--graph",
                 (kData / "graph.json").string(), "--pipeline", (kData / "pipeline.yaml").string(),
                 "--scenario", "kbtest", "-o", out.string(), "--json"});
   }
-  fs::path scratch_;
-  std::unique_ptr<ChildProcess> child_;
 };
 
 TEST_F(KbCli, LearnsTablesAndScoresThemLeaveOneOut) {

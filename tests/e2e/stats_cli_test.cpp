@@ -9,33 +9,22 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "child_process.hpp"
+#include "cli_test.hpp"
 
 namespace fs = std::filesystem;
-using cann_debug::testing::ChildProcess;
 using nlohmann::json;
 
 namespace {
 
-const std::string kBinary = std::string(CANN_DEBUG_BINARY_DIR) + "/bin/cann-debug";
 const fs::path kData = CANN_DEBUG_TEST_DATA_DIR;
 const fs::path kShared = CANN_DEBUG_SHARED_DIR;
 
-class StatsCli : public ::testing::Test {
+class StatsCli : public cann_debug::testing::CliTest {
  protected:
-  void SetUp() override {
-    scratch_ =
-        fs::temp_directory_path() /
-        ("cann_debug_stats_" + std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()) +
-         "_" + std::to_string(getpid()));
-    fs::create_directories(scratch_);
-  }
-  void TearDown() override { fs::remove_all(scratch_); }
-
+  StatsCli() : CliTest("stats") {}
   int run(std::vector<std::string> args) {
-    args.insert(args.begin(), {kBinary, "stats"});
-    child_ = std::make_unique<ChildProcess>(args, scratch_);
-    return child_->wait(std::chrono::seconds(120));
+    args.insert(args.begin(), "stats");
+    return CliTest::run(std::move(args), std::chrono::seconds(120));
   }
   // Runs with --json and parses stdout (which must be one JSON document whatever the exit code).
   json run_json(std::vector<std::string> args, int expected_rc) {
@@ -61,9 +50,6 @@ class StatsCli : public ::testing::Test {
     ADD_FAILURE() << filename << " was not read: " << input.dump(1);
     return none;
   }
-
-  fs::path scratch_;
-  std::unique_ptr<ChildProcess> child_;
 };
 
 // kineto_small.json: 12 events (1 M, 6 X, 2 i, s, f, C) of rank 2 (distributedInfo). Its two kernels on

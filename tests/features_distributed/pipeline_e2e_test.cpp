@@ -1,6 +1,6 @@
 // The real cann-debug binary on pipelines/distributed.yaml with the hand-made 2-rank straggler runs of
 // tests/data/features_distributed (straggler_2ranks: CPU/gloo; kineto_gpu_straggler: Kineto files with GPU
-// kernels; see make_fixtures.py there) and, when /work/shared is present, the real 2-rank Kineto traces
+// kernels; see make_fixtures.py there) and, when ../shared is present, the real 2-rank Kineto traces
 // of HTA's tests.
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -12,50 +12,32 @@
 #include <string>
 #include <vector>
 
-#include "child_process.hpp"
+#include "cli_test.hpp"
 
 namespace fs = std::filesystem;
-using cann_debug::testing::ChildProcess;
 using nlohmann::json;
 
 namespace {
 
-const std::string kBinary = std::string(CANN_DEBUG_BINARY_DIR) + "/bin/cann-debug";
 const fs::path kSource = CANN_DEBUG_SOURCE_DIR;
 const fs::path kFixture = fs::path(CANN_DEBUG_TEST_DATA_DIR) / "features_distributed" / "straggler_2ranks";
 const fs::path kGpuFixture =
     fs::path(CANN_DEBUG_TEST_DATA_DIR) / "features_distributed" / "kineto_gpu_straggler";
 const fs::path kSampled2Rank = fs::path(CANN_DEBUG_SHARED_DIR) / "real/kineto/hta_tests/sampled_2rank";
 
-class DistributedPipeline : public ::testing::Test {
+class DistributedPipeline : public cann_debug::testing::CliTest {
  protected:
-  void SetUp() override {
-    scratch_ =
-        fs::temp_directory_path() /
-        ("cann_debug_fdist_" + std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()) +
-         "_" + std::to_string(getpid()));
-    fs::remove_all(scratch_);
-    fs::create_directories(scratch_ / "out");
-  }
-  void TearDown() override { fs::remove_all(scratch_); }
+  DistributedPipeline() : CliTest("fdist") {}
 
-  // Runs the pipeline on `input`; returns the exit code.
+  // Runs the pipeline on `input` with its outputs in <scratch>/out; returns the exit code.
   int run(const fs::path& input) {
-    child_ = std::make_unique<ChildProcess>(
-        std::vector<std::string>{kBinary, "run", (kSource / "pipelines/distributed.yaml").string(), "--input",
-                                 input.string(), "--output", (scratch_ / "out").string()},
-        scratch_);
-    EXPECT_TRUE(child_->started());
-    return child_->wait();
+    fs::create_directories(scratch_ / "out");
+    return CliTest::run({"run", (kSource / "pipelines/distributed.yaml").string(), "--input", input.string(),
+                         "--output", (scratch_ / "out").string()});
   }
 
   std::vector<json> messages(const std::string& file) const {
-    std::vector<json> rows;
-    std::ifstream in(scratch_ / "out" / file);
-    std::string line;
-    while (std::getline(in, line))
-      if (!line.empty()) rows.push_back(json::parse(line));
-    return rows;
+    return cann_debug::testing::read_jsonl(scratch_ / "out" / file);
   }
 
   // Features of the run-scope set by name.
@@ -72,9 +54,6 @@ class DistributedPipeline : public ::testing::Test {
     if (posteriors.empty()) return "<no posterior>";
     return posteriors.back()["payload"]["top_causes"][0]["id"].get<std::string>();
   }
-
-  fs::path scratch_;
-  std::unique_ptr<ChildProcess> child_;
 };
 
 TEST_F(DistributedPipeline, NamesTheStragglerAndTheRankTheOthersWaitedFor) {

@@ -8,25 +8,17 @@
 #include <string>
 #include <vector>
 
-#include "child_process.hpp"
+#include "cli_test.hpp"
 
 namespace {
 
 namespace fs = std::filesystem;
 using cann_debug::testing::ChildProcess;
+using cann_debug::testing::kCannDebugBinary;
+using cann_debug::testing::read_jsonl;
 using nlohmann::json;
 
-const std::string kBinary = std::string(CANN_DEBUG_BINARY_DIR) + "/bin/cann-debug";
 const fs::path kSource = CANN_DEBUG_SOURCE_DIR;
-
-std::vector<json> read_jsonl(const fs::path& file) {
-  std::vector<json> rows;
-  std::ifstream in(file);
-  std::string line;
-  while (std::getline(in, line))
-    if (!line.empty()) rows.push_back(json::parse(line));
-  return rows;
-}
 
 TEST(InferencePipeline, RanksColdStartFirstWithoutConfig) {
   const fs::path scratch =
@@ -34,7 +26,7 @@ TEST(InferencePipeline, RanksColdStartFirstWithoutConfig) {
   fs::remove_all(scratch);
   fs::create_directories(scratch);
   const fs::path input = kSource / "tests/data/features_inference/cold_start_no_config";
-  ChildProcess child({kBinary, "run", (kSource / "pipelines/inference.yaml").string(), "--input",
+  ChildProcess child({kCannDebugBinary, "run", (kSource / "pipelines/inference.yaml").string(), "--input",
                       input.string(), "--output", scratch.string()},
                      scratch);
   ASSERT_TRUE(child.started());
