@@ -81,9 +81,9 @@ int evaluate(const GlobalOptions& g, const EvalArgs& a) {
     row["predicted"] = predicted;
     row["ranked"] = ranked;
     if (predicted == c.root_cause) ++top1;
-    if (std::find(ranked.begin(), ranked.begin() + std::min<std::ptrdiff_t>(3, ranked.size()),
-                  c.root_cause) != ranked.begin() + std::min<std::ptrdiff_t>(3, ranked.size()))
-      ++top3;
+    const auto first_three =
+        ranked.begin() + static_cast<std::ptrdiff_t>(std::min<std::size_t>(3, ranked.size()));
+    if (std::find(ranked.begin(), first_three, c.root_cause) != first_three) ++top3;
     if (c.root_cause == "healthy") {
       ++healthy_cases;
       if (predicted != "healthy") ++false_alarms;

@@ -1,6 +1,5 @@
 #include "analyzer_component.hpp"
 
-#include <functional>
 #include <optional>
 #include <stdexcept>
 #include <string>

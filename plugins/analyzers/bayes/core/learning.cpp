@@ -22,7 +22,6 @@ std::vector<double> normalised(const std::vector<double>& l) {
 Counts empty_counts(const Network& net) {
   Counts c;
   c.of.resize(net.size());
-  c.rows_seen.assign(net.size(), 0.0);
   for (std::size_t v = 0; v < net.size(); ++v) c.of[v].assign(net.variables[v].cpt.size(), 0.0);
   return c;
 }
@@ -51,7 +50,6 @@ void add_case(const Network& net, const Likelihoods& observation, Counts& counts
       if (rows[r] == 0.0) continue;
       for (std::size_t s = 0; s < k; ++s) counts.of[v][r * k + s] += sign * rows[r] * child[s];
     }
-    counts.rows_seen[v] += sign;
   }
 }
 

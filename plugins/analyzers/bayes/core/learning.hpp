@@ -25,8 +25,7 @@ struct LearnOptions {
 using CountTable = std::vector<double>;
 
 struct Counts {
-  std::vector<CountTable> of;     // per variable
-  std::vector<double> rows_seen;  // per variable: total weight counted
+  std::vector<CountTable> of;  // per variable
 };
 
 /// Adds one case to `counts`. For every observed variable whose parents are all observed, each (parent
