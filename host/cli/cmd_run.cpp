@@ -1,5 +1,3 @@
-#include <csignal>
-
 #include <fmt/format.h>
 
 #include <nlohmann/json.hpp>
@@ -7,19 +5,11 @@
 #include "cann_debug/options.hpp"
 #include "cli_common.hpp"
 #include "graph_runner.hpp"
+#include "interrupt.hpp"
 
 namespace cann_debug::cli {
 
 namespace {
-
-std::atomic<int> g_interrupt{0};
-static_assert(std::atomic<int>::is_always_lock_free);
-
-extern "C" void on_signal(int) {
-  // First signal: stop the sources and drain; second: cancel.
-  int level = g_interrupt.load(std::memory_order_relaxed);
-  g_interrupt.store(level >= 1 ? 2 : 1, std::memory_order_relaxed);
-}
 
 struct RunArgs {
   PipelineArgs pipeline;
@@ -50,20 +40,17 @@ Verb register_run(CLI::App& app, const GlobalOptions& g) {
               options.duration_ns = *ns;
             }
             options.queue_capacity = args->queue_capacity;
-            options.interrupt = &g_interrupt;
             std::unique_ptr<host::PluginRegistry> registry;
             auto plan = load_pipeline(g, args->pipeline, registry);
             if (!plan) return static_cast<int>(kInvalidPipeline);
 
-            std::signal(SIGINT, on_signal);
-            std::signal(SIGTERM, on_signal);
             host::RunReport report;
             {
+              InterruptScope interrupt;
+              options.interrupt = interrupt.level();
               host::GraphRunner runner(*plan, options);
               report = runner.run();
             }
-            std::signal(SIGINT, SIG_DFL);
-            std::signal(SIGTERM, SIG_DFL);
 
             for (const auto& e : report.errors) fmt::print(stderr, "{}\n", e.to_string());
             if (args->json) {

@@ -64,6 +64,9 @@ struct FileStats {
 
   std::uint64_t records = 0;
   std::map<std::string, std::uint64_t> records_by_field;  // field name -> records that have it
+  /// The record a reader emits to describe a recording as a whole (field "recording" of the `recording`
+  /// reader: chunks, series, samples kept and summarised, retained share, clean close), or null.
+  nlohmann::json recording;
 
   std::uint64_t metric_points = 0;
   std::map<std::string, MetricSeriesCount> metrics_by_name;

@@ -54,8 +54,11 @@ void count_events(const EventBatch& batch, FileStats& s) {
 void count_records(const RecordBatch& batch, FileStats& s) {
   for (const auto& r : batch.records) {
     ++s.records;
-    if (r.fields.is_object())
+    if (r.fields.is_object()) {
       for (const auto& [name, value] : r.fields.items()) ++s.records_by_field[name];
+      if (r.fields.contains("recording") && r.fields["recording"].is_object())
+        s.recording = r.fields["recording"];
+    }
     s.keys.add(r.key, r.key.timestamp_ns, 0);
   }
 }

@@ -80,6 +80,7 @@ json file_json(const FileStats& f) {
                  {"distinct_names", f.events_by_name.size()},
                  {"top_names", names}};
   j["trace"] = f.trace_info;
+  if (!f.recording.is_null()) j["recording"] = f.recording;
   j["records"] = {{"count", f.records}, {"by_field", f.records_by_field}};
   json series = json::object();
   for (const auto& [name, s] : f.metrics_by_name) series[name] = {{"unit", s.unit}, {"points", s.points}};
@@ -112,6 +113,20 @@ std::string ints_text(const std::set<std::int32_t>& v) {
   return v.empty() ? "-" : fmt::format("{}", fmt::join(v, ","));
 }
 
+void print_recording(std::FILE* out, const json& r) {
+  const auto kept = r.value("samples_kept", std::uint64_t{0});
+  const auto total = r.value("samples_total", std::uint64_t{0});
+  fmt::print(out, "  recording: format {}, {} chunks, {} series, {}{}\n", r.value("format_version", 0),
+             r.value("chunks", 0), r.value("series", 0),
+             r.value("closed_cleanly", false) ? "closed cleanly" : "NOT closed cleanly",
+             r.value("retention", false) ? ", anomaly-window retention" : "");
+  fmt::print(out, "    samples: {} kept at full resolution of {} ({:.2f}% retained), {} summaries\n", kept,
+             total, 100.0 * r.value("retained_share", 1.0), r.value("summaries", 0));
+  fmt::print(out, "    file: {} bytes, {:.2f} bytes per sample\n", r.value("file_bytes", 0),
+             r.value("bytes_per_sample", 0.0));
+  if (r.contains("recovery_note")) fmt::print(out, "    {}\n", r["recovery_note"].get<std::string>());
+}
+
 void print_file(std::FILE* out, const FileStats& f) {
   fmt::print(out, "{}\n", f.path);
   fmt::print(out, "  reader: {} (sniff {}{}{})  read in {:.3f} s\n", f.reader, f.sniff_score,
@@ -126,6 +141,7 @@ void print_file(std::FILE* out, const FileStats& f) {
                t.value("clock", "?"), t.contains("rank") ? t["rank"].dump() : "?",
                t.value("rank_source", "?"));
   }
+  if (f.recording.is_object()) print_recording(out, f.recording);
   if (f.events > 0) {
     fmt::print(out, "  events: {}\n", f.events);
     fmt::print(out, "    by category: {}\n",

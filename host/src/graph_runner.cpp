@@ -1,6 +1,7 @@
 #include "graph_runner.hpp"
 
 #include <oneapi/tbb/flow_graph.h>
+#include <oneapi/tbb/info.h>
 #include <oneapi/tbb/task_group.h>
 
 #include <fmt/format.h>
@@ -306,6 +307,36 @@ struct GraphRunner::Impl {
     }
   }
 
+  std::vector<NodeStats> snapshot() const {
+    std::vector<NodeStats> out;
+    for (const auto& node : nodes)
+      out.push_back({node->id, node->source ? 0 : node->received.load(std::memory_order_relaxed),
+                     node->emitted.load(std::memory_order_relaxed),
+                     node->max_queued.load(std::memory_order_relaxed),
+                     static_cast<double>(node->busy_ns.load(std::memory_order_relaxed)) * 1e-9});
+    return out;
+  }
+
+  void progress_loop(Clock::time_point t0, const std::atomic<bool>& done) {
+    const auto period =
+        std::chrono::nanoseconds(std::max<std::int64_t>(options.progress_interval_ns, 1'000'000));
+    auto next = Clock::now() + period;
+    while (!done.load(std::memory_order_relaxed)) {
+      std::this_thread::sleep_for(
+          std::min<Clock::duration>(std::chrono::milliseconds(20), next - Clock::now()));
+      if (Clock::now() < next) continue;
+      next += period;
+      RunProgress p;
+      p.elapsed_seconds = std::chrono::duration<double>(Clock::now() - t0).count();
+      p.nodes = snapshot();
+      try {
+        options.on_progress(p);
+      } catch (...) {
+        // A progress display must not take the run down.
+      }
+    }
+  }
+
   RunReport run() {
     RunReport report;
     auto t0 = Clock::now();
@@ -328,8 +359,20 @@ struct GraphRunner::Impl {
             graph.reserve_wait();
             threads.emplace_back([this, n = node.get(), deadline] { source_loop(*n, deadline); });
           }
+        std::atomic<bool> sources_done{false};
+        std::thread progress;
+        if (options.on_progress)
+          progress = std::thread([this, t0, &sources_done] { progress_loop(t0, sources_done); });
+        // While sources run, this thread only waits for them: TBB workers run the nodes. Waiting inside
+        // wait_for_all instead would make this thread spin and yield between every message (a collector at
+        // 10 ms then costs half a core). With a single hardware thread there is no worker, so it must help.
+        if (oneapi::tbb::info::default_concurrency() > 1)
+          for (auto& t : threads) t.join();
         wait_graph();  // returns once every source released its wait and the graph is idle
-        for (auto& t : threads) t.join();
+        for (auto& t : threads)
+          if (t.joinable()) t.join();
+        sources_done = true;
+        if (progress.joinable()) progress.join();
         // End of stream: flush upstream first, draining after each, so buffered state reaches consumers
         // before they flush.
         for (std::size_t i : plan.topological_order) {
@@ -350,9 +393,7 @@ struct GraphRunner::Impl {
     report.cancelled = cancelled.load();
     report.errors = errors;
     report.ok = errors.empty();
-    for (const auto& node : nodes)
-      report.nodes.push_back({node->id, node->source ? 0 : node->received.load(), node->emitted.load(),
-                              node->max_queued.load(), static_cast<double>(node->busy_ns.load()) * 1e-9});
+    report.nodes = snapshot();
     return report;
   }
 

@@ -10,6 +10,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -19,20 +20,29 @@
 
 namespace cann_debug::host {
 
-struct RunOptions {
-  std::size_t queue_capacity = 0;    // 0 = the pipeline's settings.queue_capacity
-  std::int64_t idle_interval_ns = 0;  // 0 = the pipeline's settings.idle_interval
-  std::int64_t duration_ns = 0;       // stop sources after this long; 0 = run until they finish
-  /// 1 = stop the sources and drain (first Ctrl-C); 2 = cancel now (second Ctrl-C). May be null.
-  const std::atomic<int>* interrupt = nullptr;
-};
-
 struct NodeStats {
   std::string id;
   std::uint64_t received = 0;
   std::uint64_t emitted = 0;
   std::int64_t max_queued = 0;
   double busy_seconds = 0;
+};
+
+/// What a progress callback is shown while sources run.
+struct RunProgress {
+  double elapsed_seconds = 0;
+  std::vector<NodeStats> nodes;  // live counts (sources: emitted = messages produced so far)
+};
+
+struct RunOptions {
+  std::size_t queue_capacity = 0;     // 0 = the pipeline's settings.queue_capacity
+  std::int64_t idle_interval_ns = 0;  // 0 = the pipeline's settings.idle_interval
+  std::int64_t duration_ns = 0;       // stop sources after this long; 0 = run until they finish
+  /// 1 = stop the sources and drain (first Ctrl-C); 2 = cancel now (second Ctrl-C). May be null.
+  const std::atomic<int>* interrupt = nullptr;
+  /// Called from a runner thread every `progress_interval_ns` while the sources run (may be empty).
+  std::function<void(const RunProgress&)> on_progress;
+  std::int64_t progress_interval_ns = 1'000'000'000;
 };
 
 struct RuntimeError {

@@ -1,7 +1,7 @@
 #include "pipeline_plan.hpp"
 
-#include <algorithm>
 #include <fmt/format.h>
+#include <algorithm>
 #include <map>
 #include <set>
 
@@ -9,7 +9,9 @@ namespace cann_debug::host {
 
 namespace {
 
-std::string join_types(const std::vector<std::string>& v) { return fmt::format("{}", fmt::join(v, ", ")); }
+std::string join_types(const std::vector<std::string>& v) {
+  return fmt::format("{}", fmt::join(v, ", "));
+}
 
 std::string port_list(const Manifest& m, bool inputs) {
   std::vector<std::string> names;
@@ -42,9 +44,10 @@ std::optional<PipelinePlan> plan_pipeline(const PipelineDocument& doc, const Plu
     if (!entry) {
       auto types = registry.types();
       std::string hint = closest_match(decl.type, types);
-      diags.error(decl.where, fmt::format("{}: unknown component type '{}'{} (valid types: {})", decl.id, decl.type,
-                                          hint.empty() ? "" : fmt::format("; did you mean '{}'?", hint),
-                                          types.empty() ? "none loaded; check --plugin-path" : join_types(types)));
+      diags.error(decl.where,
+                  fmt::format("{}: unknown component type '{}'{} (valid types: {})", decl.id, decl.type,
+                              hint.empty() ? "" : fmt::format("; did you mean '{}'?", hint),
+                              types.empty() ? "none loaded; check --plugin-path" : join_types(types)));
       continue;
     }
     const Manifest& m = entry->manifest();
@@ -61,19 +64,24 @@ std::optional<PipelinePlan> plan_pipeline(const PipelineDocument& doc, const Plu
         for (const auto& p : entry->factory->validate(config)) {
           SourceRef where = decl.where;
           if (const OptionDecl* o = decl.option(p.option)) where = o->value_where;
-          diags.error(where, fmt::format("{}: {}{}", decl.id, p.option.empty() ? "" : "option '" + p.option + "': ",
-                                         p.message));
+          diags.error(where, fmt::format("{}: {}{}", decl.id,
+                                         p.option.empty() ? "" : "option '" + p.option + "': ", p.message));
         }
       } catch (const std::exception& e) {
-        diags.error(decl.where, fmt::format("{}: validate() of '{}' failed: {}", decl.id, decl.type, e.what()));
+        diags.error(decl.where,
+                    fmt::format("{}: validate() of '{}' failed: {}", decl.id, decl.type, e.what()));
       }
       if (options.probe) {
         try {
-          Availability a = entry->factory->probe();
+          // probe_config() arrived in ABI 1.1: an older package's vtable does not have it.
+          const bool knows_config = entry->package == nullptr || entry->package->stamp.abi_minor >= 1;
+          Availability a = knows_config ? entry->factory->probe_config(config) : entry->factory->probe();
           if (!a.available)
-            diags.error(decl.where, fmt::format("{}: '{}' cannot run on this machine: {}", decl.id, decl.type, a.reason));
+            diags.error(decl.where,
+                        fmt::format("{}: '{}' cannot run on this machine: {}", decl.id, decl.type, a.reason));
         } catch (const std::exception& e) {
-          diags.error(decl.where, fmt::format("{}: probe() of '{}' failed: {}", decl.id, decl.type, e.what()));
+          diags.error(decl.where,
+                      fmt::format("{}: probe() of '{}' failed: {}", decl.id, decl.type, e.what()));
         }
       }
     }
@@ -91,8 +99,9 @@ std::optional<PipelinePlan> plan_pipeline(const PipelineDocument& doc, const Plu
       if (!declared.count(ref.component)) {
         std::vector<std::string> ids(declared.begin(), declared.end());
         std::string hint = closest_match(ref.component, ids);
-        diags.error(link.where, fmt::format("link '{}': no component '{}' in the pipeline{}", link.text, ref.component,
-                                            hint.empty() ? "" : fmt::format(" (did you mean '{}'?)", hint)));
+        diags.error(link.where,
+                    fmt::format("link '{}': no component '{}' in the pipeline{}", link.text, ref.component,
+                                hint.empty() ? "" : fmt::format(" (did you mean '{}'?)", hint)));
       }
       ok = false;  // declared but unresolved: already reported as an unknown type
       return nullptr;
@@ -106,34 +115,38 @@ std::optional<PipelinePlan> plan_pipeline(const PipelineDocument& doc, const Plu
     int in = tm.input_index(link.to.port);
     if (out < 0) {
       if (fm.input_index(link.from.port) >= 0)
-        diags.error(link.where, fmt::format("link '{}': '{}.{}' is an input port; a link goes from an output port "
-                                            "(outputs of {}: {})",
-                                            link.text, from->id, link.from.port, from->id, port_list(fm, false)));
+        diags.error(link.where,
+                    fmt::format("link '{}': '{}.{}' is an input port; a link goes from an output port "
+                                "(outputs of {}: {})",
+                                link.text, from->id, link.from.port, from->id, port_list(fm, false)));
       else
-        diags.error(link.where, fmt::format("link '{}': '{}' has no output port '{}' (outputs: {})", link.text, from->id,
-                                            link.from.port, port_list(fm, false)));
+        diags.error(link.where, fmt::format("link '{}': '{}' has no output port '{}' (outputs: {})",
+                                            link.text, from->id, link.from.port, port_list(fm, false)));
       ok = false;
     }
     if (in < 0) {
       if (tm.output_index(link.to.port) >= 0)
-        diags.error(link.where, fmt::format("link '{}': '{}.{}' is an output port; a link goes to an input port "
-                                            "(inputs of {}: {})",
-                                            link.text, to->id, link.to.port, to->id, port_list(tm, true)));
+        diags.error(link.where,
+                    fmt::format("link '{}': '{}.{}' is an output port; a link goes to an input port "
+                                "(inputs of {}: {})",
+                                link.text, to->id, link.to.port, to->id, port_list(tm, true)));
       else
-        diags.error(link.where, fmt::format("link '{}': '{}' has no input port '{}' (inputs: {})", link.text, to->id,
-                                            link.to.port, port_list(tm, true)));
+        diags.error(link.where, fmt::format("link '{}': '{}' has no input port '{}' (inputs: {})", link.text,
+                                            to->id, link.to.port, port_list(tm, true)));
       ok = false;
     }
     if (!ok) continue;
     const OutputPort& op = fm.outputs[static_cast<std::size_t>(out)];
     const InputPort& ip = tm.inputs[static_cast<std::size_t>(in)];
     if (!accepts(ip, op.produces)) {
-      diags.error(link.where, fmt::format("cannot link {}.{} (produces {}) -> {}.{} (accepts {})", from->id, op.name,
-                                          op.produces, to->id, ip.name, join_types(ip.accepts)));
+      diags.error(link.where, fmt::format("cannot link {}.{} (produces {}) -> {}.{} (accepts {})", from->id,
+                                          op.name, op.produces, to->id, ip.name, join_types(ip.accepts)));
       continue;
     }
-    PlannedLink pl{index[from->id], static_cast<std::size_t>(out), index[to->id], static_cast<std::size_t>(in),
-                   op.produces, link.text, link.where};
+    PlannedLink pl{index[from->id], static_cast<std::size_t>(out),
+                   index[to->id],   static_cast<std::size_t>(in),
+                   op.produces,     link.text,
+                   link.where};
     if (!seen.insert({pl.from, pl.from_port, pl.to, pl.to_port}).second) {
       diags.error(link.where, fmt::format("link '{}' is given twice", link.text));
       continue;
@@ -152,12 +165,14 @@ std::optional<PipelinePlan> plan_pipeline(const PipelineDocument& doc, const Plu
                                   [&](const PlannedLink& l) { return l.to == i && l.to_port == p; });
       linked_total += static_cast<std::size_t>(linked);
       if (m.inputs[p].required && linked == 0)
-        diags.error(pc.where, fmt::format("{}: required input '{}' (accepts {}) is not linked", pc.id, m.inputs[p].name,
-                                          join_types(m.inputs[p].accepts)));
+        diags.error(pc.where, fmt::format("{}: required input '{}' (accepts {}) is not linked", pc.id,
+                                          m.inputs[p].name, join_types(m.inputs[p].accepts)));
     }
-    if (linked_total == 0 && std::none_of(m.inputs.begin(), m.inputs.end(), [](const InputPort& p) { return p.required; }))
-      diags.error(pc.where, fmt::format("{}: none of its inputs ({}) is linked, so it would never receive anything", pc.id,
-                                        port_list(m, true)));
+    if (linked_total == 0 &&
+        std::none_of(m.inputs.begin(), m.inputs.end(), [](const InputPort& p) { return p.required; }))
+      diags.error(pc.where,
+                  fmt::format("{}: none of its inputs ({}) is linked, so it would never receive anything",
+                              pc.id, port_list(m, true)));
   }
 
   // Cycles (Kahn's algorithm); report the links that stay inside a cycle.
@@ -200,8 +215,8 @@ std::optional<PipelinePlan> plan_pipeline(const PipelineDocument& doc, const Plu
       if (in_cycle[i]) members.push_back(plan.components[i].id);
     for (const auto& l : plan.links)
       if (in_cycle[l.from] && in_cycle[l.to]) {
-        diags.error(l.where, fmt::format("link '{}' is part of a cycle ({}); a pipeline must be acyclic", l.text,
-                                         fmt::join(members, " -> ")));
+        diags.error(l.where, fmt::format("link '{}' is part of a cycle ({}); a pipeline must be acyclic",
+                                         l.text, fmt::join(members, " -> ")));
         break;
       }
   }

@@ -1,5 +1,5 @@
-// Parsers of the /proc files the procfs sampler reads: stat, meminfo, loadavg. Pure functions of a stream,
-// so they can be tested and fuzzed without a /proc.
+// Parsers of the /proc files the procfs sampler reads: stat, meminfo, loadavg, and a process's stat,
+// statm and status. Pure functions of a stream or a line, so they can be tested and fuzzed without a /proc.
 #pragma once
 
 #include <cstdint>
@@ -7,6 +7,7 @@
 #include <optional>
 #include <sstream>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -111,6 +112,64 @@ inline std::optional<std::int64_t> parse_loadavg_runnable(std::istream& in) {
   } catch (...) {
     return std::nullopt;
   }
+}
+
+/// The fields of /proc/<pid>/stat the sampler uses (proc(5): pid (comm) state ppid ... utime(14) stime(15)
+/// ... num_threads(20) ... starttime(22) ...). comm may hold blanks and parentheses, so the fields after it
+/// are found from the last ')'.
+struct PidStat {
+  std::int64_t pid = 0;
+  std::string comm;
+  std::uint64_t utime = 0, stime = 0;  // clock ticks (USER_HZ)
+  std::int64_t num_threads = 0;
+  std::uint64_t starttime = 0;  // ticks after boot: tells a reused pid from the process seen before
+};
+
+inline std::optional<PidStat> parse_pid_stat(std::string_view line) {
+  const auto open = line.find('(');
+  const auto close = line.rfind(')');
+  if (open == std::string_view::npos || close == std::string_view::npos || close < open) return std::nullopt;
+  PidStat s;
+  {
+    std::istringstream head{std::string(line.substr(0, open))};
+    if (!(head >> s.pid)) return std::nullopt;
+  }
+  s.comm = std::string(line.substr(open + 1, close - open - 1));
+  // Fields from 3 (state) on; index 0 here is field 3.
+  std::istringstream rest{std::string(line.substr(close + 1))};
+  std::vector<std::string> f;
+  for (std::string w; rest >> w;) f.push_back(std::move(w));
+  if (f.size() < 20) return std::nullopt;  // up to starttime (field 22)
+  try {
+    s.utime = std::stoull(f[14 - 3]);
+    s.stime = std::stoull(f[15 - 3]);
+    s.num_threads = std::stoll(f[20 - 3]);
+    s.starttime = std::stoull(f[22 - 3]);
+  } catch (...) {
+    return std::nullopt;
+  }
+  return s;
+}
+
+/// A "Key:   value kB" line of /proc/<pid>/status (VmRSS, Threads, ...): the number, without the unit.
+inline std::optional<std::uint64_t> parse_status_field(std::istream& in, std::string_view key) {
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.size() <= key.size() || line.compare(0, key.size(), key) != 0 || line[key.size()] != ':')
+      continue;
+    std::istringstream fields(line.substr(key.size() + 1));
+    std::uint64_t v = 0;
+    if (fields >> v) return v;
+    return std::nullopt;
+  }
+  return std::nullopt;
+}
+
+/// The resident-set pages of /proc/<pid>/statm (its 2nd field: "size resident shared text lib data dt").
+inline std::optional<std::uint64_t> parse_statm_resident_pages(std::istream& in) {
+  std::uint64_t size = 0, resident = 0;
+  if (!(in >> size >> resident)) return std::nullopt;
+  return resident;
 }
 
 }  // namespace cann_debug::plugins::procfs_detail

@@ -1,4 +1,5 @@
-// procfs sampler: host CPU, memory, load and context switches from <root>/proc -> metric.batch/1.
+// procfs sampler: host CPU, memory, load and context switches from <root>/proc, one process's CPU, RSS and
+// threads, and network interface rates from <root>/sys/class/net -> metric.batch/1.
 #include "procfs.hpp"
 
 #include <cerrno>
@@ -6,6 +7,7 @@
 #include <fstream>
 #include <map>
 #include <optional>
+#include <set>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -13,7 +15,10 @@
 #include <fmt/format.h>
 
 #include "cann_debug/messages.hpp"
+#include "net_stats.hpp"
+#include "pid_stats.hpp"
 #include "proc_files.hpp"
+#include "sampler_support/sysfs_files.hpp"
 
 namespace cann_debug::plugins {
 namespace {
@@ -41,7 +46,15 @@ Manifest make_manifest() {
       "change of ctxt per second). The first sample only primes the counters: it has memory and load but "
       "no CPU ratios or context-switch rate. A cpu whose counters went backwards (reset, hotplug) is "
       "skipped for that sample and primed again. Timestamps come from the host clock; the node key is "
-      "<root>/proc/sys/kernel/hostname when readable.";
+      "<root>/proc/sys/kernel/hostname when readable. With `pid`: process.cpu.utilization (cores, 1.0 = one "
+      "core busy; change of utime+stime of <root>/proc/<pid>/stat per second), process.memory.rss (bytes; "
+      "VmRSS of status, else statm's resident pages) and process.threads (count), labels pid and process "
+      "(comm); a process that exits is noted once and its points stop. With `network`: per interface of "
+      "<root>/sys/class/net (label interface; all but lo unless `interfaces` names them) the rates of "
+      "statistics/{rx,tx}_{bytes,packets,dropped,errors}: host.network.rx_bandwidth, tx_bandwidth "
+      "(bytes/s), rx_packets, tx_packets, rx_dropped, tx_dropped, rx_errors, tx_errors (count/s), label "
+      "source_name = the counter file; a counter that wrapped is counted across the wrap, one that was "
+      "reset is skipped for that sample.";
   m.outputs = {{"metrics", std::string(MetricBatch::type_id), "one batch of metric points per sample"}};
   m.options = {
       {.name = "root",
@@ -76,6 +89,30 @@ Manifest make_manifest() {
        .min = {},
        .max = {},
        .enum_values = {}},
+      {.name = "pid",
+       .type = OptionType::kString,
+       .description = "a process to follow: its id, \"self\" (the process running the sampler) or 0 (none)",
+       .default_value = "0",
+       .required = false,
+       .min = {},
+       .max = {},
+       .enum_values = {}},
+      {.name = "network",
+       .type = OptionType::kBool,
+       .description = "emit network interface rates from <root>/sys/class/net/<if>/statistics",
+       .default_value = true,
+       .required = false,
+       .min = {},
+       .max = {},
+       .enum_values = {}},
+      {.name = "interfaces",
+       .type = OptionType::kStringList,
+       .description = "network interfaces to read (empty = all but lo)",
+       .default_value = nlohmann::json::array(),
+       .required = false,
+       .min = {},
+       .max = {},
+       .enum_values = {}},
   };
   m.concurrency = Concurrency::serial();
   m.sample_yaml =
@@ -84,14 +121,13 @@ Manifest make_manifest() {
       "  interval: 1s\n"
       "  samples: 0        # 0 = until stopped\n"
       "  per_cpu: true\n"
-      "  root: /           # read <root>/proc\n";
+      "  pid: self         # or a process id; 0 = none\n"
+      "  interfaces: []    # [] = all but lo\n"
+      "  root: /           # read <root>/proc and <root>/sys/class/net\n";
   return m;
 }
 
-std::string join_path(const std::string& root, std::string_view rel) {
-  if (root.empty() || root.back() == '/') return root + std::string(rel);
-  return root + "/" + std::string(rel);
-}
+using sampler_support::join_path;
 
 class ProcfsSampler final : public Component {
  public:
@@ -103,7 +139,10 @@ class ProcfsSampler final : public Component {
         hostname_path_(join_path(config.str("root"), "proc/sys/kernel/hostname")),
         interval_ns_(config.duration_ns("interval")),
         limit_(config.integer("samples")),
-        per_cpu_(config.boolean("per_cpu")) {}
+        per_cpu_(config.boolean("per_cpu")),
+        pid_(config.str("root"), config.str("pid")) {
+    if (config.boolean("network")) net_.emplace(config.str("root"), config.strings("interfaces"));
+  }
 
   void start() override {
     for (const auto* path : {&stat_path_, &meminfo_path_}) open_or_throw(*path);
@@ -112,6 +151,8 @@ class ProcfsSampler final : public Component {
     std::getline(hostname, node_);
     taken_ = 0;
     prev_.reset();
+    pid_missing_noted_ = false;
+    noted_interfaces_.clear();
   }
 
   PollResult poll(Emitter& out) override {
@@ -144,6 +185,19 @@ class ProcfsSampler final : public Component {
       const double seconds = static_cast<double>(now - prev_->time_ns) / 1e9;
       add("host.context_switches", "count/s", static_cast<double>(*stat.ctxt - *prev_->stat.ctxt) / seconds);
     }
+
+    if (pid_.enabled()) {
+      if (pid_.sample(now, key, batch.points)) {
+        pid_missing_noted_ = false;
+      } else if (!pid_missing_noted_) {
+        pid_missing_noted_ = true;
+        if (host_) host_->logger().warn("procfs: cannot read {}/stat: no process points", pid_.dir());
+      }
+    }
+    if (net_)
+      for (const auto& name : net_->sample(now, key, batch.points))
+        if (noted_interfaces_.insert(name).second && host_)
+          host_->logger().warn("procfs: network interface '{}' not found under {}", name, net_->class_dir());
 
     prev_ = Previous{std::move(stat), now};
     ++taken_;
@@ -230,23 +284,46 @@ class ProcfsSampler final : public Component {
   std::string node_;
   std::int64_t taken_ = 0;
   std::optional<Previous> prev_;
+  procfs_detail::PidStats pid_;
+  std::optional<procfs_detail::NetStats> net_;
+  bool pid_missing_noted_ = false;
+  std::set<std::string> noted_interfaces_;
 };
 
 class ProcfsFactory final : public SimpleFactory<ProcfsSampler> {
  public:
   using SimpleFactory::SimpleFactory;
-  Availability probe() const override {
-    errno = 0;
-    std::ifstream in("/proc/stat");
-    std::string first;
-    if (in.is_open() && std::getline(in, first) && first.rfind("cpu", 0) == 0) return Availability::yes();
-    const int err = errno;
-    return Availability::no(fmt::format("cannot read /proc/stat ({}): the procfs sampler needs Linux procfs",
-                                        err ? std::strerror(err) : "no 'cpu' line"));
+  Availability probe() const override { return probe_root("/", "0"); }
+  Availability probe_config(const Config& config) const override {
+    return probe_root(config.has("root") ? config.str("root") : "/",
+                      config.has("pid") ? config.str("pid") : "0");
   }
   std::vector<ConfigProblem> validate(const Config& config) const override {
-    if (config.has("root") && config.str("root").empty()) return {{"root", "must name a directory, got ''"}};
-    return {};
+    std::vector<ConfigProblem> problems;
+    if (config.has("root") && config.str("root").empty())
+      problems.push_back({"root", "must name a directory, got ''"});
+    if (config.has("pid") && !procfs_detail::PidStats::valid_option(config.str("pid")))
+      problems.push_back(
+          {"pid", fmt::format("expected a process id, \"self\" or 0, got '{}'", config.str("pid"))});
+    return problems;
+  }
+
+ private:
+  static Availability probe_root(const std::string& root, const std::string& pid) {
+    const std::string stat_path = join_path(root, "proc/stat");
+    errno = 0;
+    std::ifstream in(stat_path);
+    std::string first;
+    if (!(in.is_open() && std::getline(in, first) && first.rfind("cpu", 0) == 0)) {
+      const int err = errno;
+      return Availability::no(fmt::format("cannot read {} ({}): the procfs sampler needs Linux procfs",
+                                          stat_path, err ? std::strerror(err) : "no 'cpu' line"));
+    }
+    procfs_detail::PidStats process(root, pid);
+    if (process.enabled() && !sampler_support::read_first_line(process.dir() + "/stat"))
+      return Availability::yes(fmt::format(
+          "no process at {} (not running?): no process.* points while it is absent", process.dir()));
+    return Availability::yes();
   }
 };
 

@@ -89,6 +89,10 @@ class ComponentFactory {
   /// Readers: how sure the component is that it can read this file or folder, 0 (no) to 100 (certain,
   /// e.g. a magic number). The host picks the highest score and sets the reader's `path` option.
   virtual int sniff(const SniffInput& /*input*/) const { return 0; }
+  /// ABI 1.1: whether the component can run with this configuration, e.g. a sampler pointed at a fixture
+  /// tree (`root`) or at a library (`library`). The host calls it instead of probe() for packages built
+  /// with ABI minor >= 1 once the options are resolved; the default asks probe().
+  virtual Availability probe_config(const Config& /*config*/) const { return probe(); }
 };
 
 /// Convenience factory: manifest + a create function (+ optional probe/validate).

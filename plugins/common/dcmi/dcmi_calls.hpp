@@ -1,0 +1,51 @@
+// What every DCMI sampler does with a return code: DCMI_OK gives a point; any other code skips the
+// reading, counts it in sampler.skipped_readings with the code as reason and logs the first of each kind;
+// a call the driver does not support on a device (-8255) is not made again.
+#pragma once
+
+#include <set>
+#include <string>
+#include <utility>
+
+#include "cann_debug/host_services.hpp"
+#include "dcmi/dcmi_api.hpp"
+#include "sampler_support/counter_points.hpp"
+
+namespace cann_debug::plugins::dcmi {
+
+class DcmiCalls {
+ public:
+  /// Whether `call` is still worth making on `device` (not answered "not supported" before).
+  bool can_call(const std::string& device, const std::string& call) const {
+    return !unsupported_.contains({device, call});
+  }
+
+  /// True for DCMI_OK; otherwise counts and (once) logs the skipped reading.
+  bool ok(const std::string& device, const std::string& call, int rc) {
+    if (rc == kDcmiOk) return true;
+    if (rc == kErrNotSupport) unsupported_.insert({device, call});
+    skip(device, call, error_text(rc), rc == kErrNotSupport ? " (not asked again)" : "");
+    return false;
+  }
+
+  /// Counts a reading that gave no point for another reason (an invalid value), logging the first.
+  void skip(const std::string& device, const std::string& source, const std::string& reason,
+            const std::string& note = {}) {
+    if (skipped_.count(device, source, reason) && log_)
+      log_->warn("device {}: {} gave {}; no point{}", device, source, reason, note);
+  }
+
+  void set_logger(Logger* log) { log_ = log; }
+  sampler_support::SkippedReadings& skipped() { return skipped_; }
+  void clear() {
+    unsupported_.clear();
+    skipped_.clear();
+  }
+
+ private:
+  std::set<std::pair<std::string, std::string>> unsupported_;  // (device, call)
+  sampler_support::SkippedReadings skipped_;
+  Logger* log_ = nullptr;
+};
+
+}  // namespace cann_debug::plugins::dcmi

@@ -1,0 +1,92 @@
+// Anomaly-window retention (`collect --compress`): every series is watched online; values around an
+// anomaly are kept at full resolution, everything else is downsampled into summaries (mean, min, max,
+// count per period).
+//
+// Detection per series, O(1) per value:
+//   - robust z-score: z = (x - m) / s, where m is an exponentially weighted mean and s an exponentially
+//     weighted mean absolute deviation (x 1.2533, the normal-consistent scale), both updated with the value
+//     clipped to m +- 3s (Huber), so a spike does not drag them; s has a floor of rel_floor * |m|;
+//   - change points: a two-sided CUSUM of z (drift k, threshold h); on an alarm the baseline restarts at the
+//     new level, so a step change is kept once rather than flagged until the mean has caught up.
+// A value with |z| >= z_threshold, or a CUSUM alarm, is anomalous and kept at full resolution with context:
+//   - an isolated outlier (sampling jitter, one slow read) keeps `context` values on each side;
+//   - a sustained anomaly (a second anomalous value within that context, or a change point) keeps the `pre`
+//     values before it (held in a ring) and the `post` values after the last anomalous one.
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <vector>
+
+#include "recording/recording_format.hpp"
+
+namespace cann_debug::plugins::recording {
+
+struct RetentionOptions {
+  double z_threshold = 6.0;
+  std::size_t pre = 50;     // full-resolution values kept before a sustained anomaly
+  std::size_t post = 50;    // ... and after its last anomalous value
+  std::size_t context = 5;  // values kept on each side of an isolated outlier
+  std::int64_t summary_period_ns = 2'000'000'000;
+  std::size_t warmup = 20;  // values that only train the baseline
+  double alpha = 0.05;      // EWMA weight of a new value
+  double cusum_k = 0.5, cusum_h = 12.0;
+  double rel_floor = 0.01;  // s >= rel_floor * |m|
+};
+
+/// Where retention sends its decisions.
+class RetentionSink {
+ public:
+  virtual ~RetentionSink() = default;
+  virtual void keep(std::uint64_t series, TimestampNs ts, double value) = 0;
+  virtual void summary(const Summary& s) = 0;
+};
+
+struct RetentionTotals {
+  std::uint64_t seen = 0;        // values fed
+  std::uint64_t kept = 0;        // values kept at full resolution
+  std::uint64_t summarised = 0;  // values folded into summaries
+  std::uint64_t anomalies = 0;   // anomalous values (z or change point)
+  double retained_share() const { return seen ? static_cast<double>(kept) / static_cast<double>(seen) : 0.0; }
+};
+
+class AnomalyRetention {
+ public:
+  explicit AnomalyRetention(RetentionOptions options = {}) : options_(options) {}
+
+  void feed(std::uint64_t series, TimestampNs ts, double value, RetentionSink& out);
+  /// End of the recording: held values go out (kept if inside a post window, summarised otherwise).
+  void finish(RetentionSink& out);
+  const RetentionTotals& totals() const { return totals_; }
+
+ private:
+  struct Value {
+    TimestampNs ts;
+    double value;
+  };
+  struct Bucket {
+    TimestampNs start = 0, end = 0;
+    std::uint64_t count = 0;
+    double sum = 0, min = 0, max = 0;
+  };
+  struct State {
+    std::uint64_t n = 0;
+    double mean = 0, dev = 0;
+    double cusum_pos = 0, cusum_neg = 0;
+    std::size_t post_left = 0;
+    std::deque<Value> ring;
+    Bucket bucket;
+  };
+
+  enum class Verdict { kNormal, kOutlier, kChange };
+  Verdict judge(State& s, double x);
+  void keep_ring(std::uint64_t series, State& s, std::size_t newest, RetentionSink& out);
+  void summarise(std::uint64_t series, State& s, const Value& v, RetentionSink& out);
+  void close_bucket(std::uint64_t series, State& s, RetentionSink& out);
+
+  RetentionOptions options_;
+  std::vector<State> states_;
+  RetentionTotals totals_;
+};
+
+}  // namespace cann_debug::plugins::recording

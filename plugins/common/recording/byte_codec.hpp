@@ -1,0 +1,104 @@
+// Little-endian fixed-width and LEB128 varint encoding for the recording format, appending to a string
+// and reading from a bounded view (a read past the end throws, naming the offset).
+#pragma once
+
+#include <cstdint>
+#include <cstring>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+
+namespace cann_debug::plugins::recording {
+
+class ByteWriter {
+ public:
+  explicit ByteWriter(std::string& out) : out_(out) {}
+  void u8(std::uint8_t v) { out_.push_back(static_cast<char>(v)); }
+  void u32(std::uint32_t v) { fixed(v, 4); }
+  void u64(std::uint64_t v) { fixed(v, 8); }
+  void i64(std::int64_t v) { fixed(static_cast<std::uint64_t>(v), 8); }
+  void f64(double v) {
+    std::uint64_t bits = 0;
+    std::memcpy(&bits, &v, sizeof bits);
+    fixed(bits, 8);
+  }
+  void varint(std::uint64_t v) {
+    while (v >= 0x80) {
+      out_.push_back(static_cast<char>((v & 0x7f) | 0x80));
+      v >>= 7;
+    }
+    out_.push_back(static_cast<char>(v));
+  }
+  /// Zig-zag signed varint: small magnitudes of either sign take few bytes.
+  void svarint(std::int64_t v) {
+    varint((static_cast<std::uint64_t>(v) << 1) ^ static_cast<std::uint64_t>(v >> 63));
+  }
+  void str(std::string_view s) {
+    varint(s.size());
+    out_.append(s);
+  }
+  void bytes(std::string_view s) { out_.append(s); }
+
+ private:
+  void fixed(std::uint64_t v, int n) {
+    for (int i = 0; i < n; ++i) out_.push_back(static_cast<char>((v >> (8 * i)) & 0xff));
+  }
+  std::string& out_;
+};
+
+/// Thrown when a record runs past the end of its buffer or holds an impossible value.
+struct DecodeError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+class ByteReader {
+ public:
+  explicit ByteReader(std::string_view in) : in_(in) {}
+  bool done() const { return pos_ >= in_.size(); }
+  std::size_t offset() const { return pos_; }
+  std::uint8_t u8() { return static_cast<std::uint8_t>(take(1)[0]); }
+  std::uint32_t u32() { return static_cast<std::uint32_t>(fixed(4)); }
+  std::uint64_t u64() { return fixed(8); }
+  std::int64_t i64() { return static_cast<std::int64_t>(fixed(8)); }
+  double f64() {
+    const std::uint64_t bits = fixed(8);
+    double v = 0;
+    std::memcpy(&v, &bits, sizeof v);
+    return v;
+  }
+  std::uint64_t varint() {
+    std::uint64_t v = 0;
+    for (int shift = 0; shift < 64; shift += 7) {
+      const auto byte = u8();
+      v |= static_cast<std::uint64_t>(byte & 0x7f) << shift;
+      if (!(byte & 0x80)) return v;
+    }
+    throw DecodeError("varint longer than 10 bytes at offset " + std::to_string(pos_));
+  }
+  std::int64_t svarint() {
+    const std::uint64_t z = varint();
+    return static_cast<std::int64_t>((z >> 1) ^ (~(z & 1) + 1));
+  }
+  std::string_view str() { return take(static_cast<std::size_t>(varint())); }
+  std::string_view take(std::size_t n) {
+    if (n > in_.size() - pos_)
+      throw DecodeError("record runs past the end of its block at offset " + std::to_string(pos_) +
+                        " (needs " + std::to_string(n) + " bytes, " + std::to_string(in_.size() - pos_) +
+                        " left)");
+    auto s = in_.substr(pos_, n);
+    pos_ += n;
+    return s;
+  }
+
+ private:
+  std::uint64_t fixed(int n) {
+    auto s = take(static_cast<std::size_t>(n));
+    std::uint64_t v = 0;
+    for (int i = 0; i < n; ++i) v |= static_cast<std::uint64_t>(static_cast<unsigned char>(s[i])) << (8 * i);
+    return v;
+  }
+  std::string_view in_;
+  std::size_t pos_ = 0;
+};
+
+}  // namespace cann_debug::plugins::recording

@@ -1,0 +1,40 @@
+// Metric points of a sampler that are not plain readings: cumulative counters turned into a rate and a
+// delta, and the count of readings that gave no point (invalid value, error code) with the reason.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "cann_debug/messages.hpp"
+#include "counter_delta.hpp"
+
+namespace cann_debug::plugins::sampler_support {
+
+/// One reading of the cumulative counter `key` (value at `proto.key.timestamp_ns`). Once the counter has a
+/// previous reading, appends two copies of `proto`: the rate `<proto.name>` in `<proto.unit>/s` and the
+/// change `<proto.name>.delta` in `<proto.unit>`. The first reading, and the first after a reset, add
+/// nothing (a reset never shows up as a spike); a wrap of a `width_bits` counter is counted across.
+CounterDelta add_counter_points(std::vector<MetricPoint>& out, CounterTracker& tracker,
+                                const std::string& key, std::uint64_t value, unsigned width_bits,
+                                const MetricPoint& proto);
+
+/// Readings that produced no point: an error code from the vendor library, a value the vendor marks
+/// invalid. Counted per (device, source, reason) and reported as the cumulative count
+/// `sampler.skipped_readings` (unit count; labels device, source_name = the vendor call, reason).
+class SkippedReadings {
+ public:
+  /// Counts one skipped reading; true the first time this (device, source, reason) occurs (log it then).
+  bool count(const std::string& device, const std::string& source, const std::string& reason);
+  /// Appends one `sampler.skipped_readings` point per (device, source, reason) seen so far.
+  void add_points(std::vector<MetricPoint>& out, const CorrelationKey& key) const;
+  std::uint64_t total() const;
+  void clear() { counts_.clear(); }
+
+ private:
+  std::map<std::tuple<std::string, std::string, std::string>, std::uint64_t> counts_;
+};
+
+}  // namespace cann_debug::plugins::sampler_support

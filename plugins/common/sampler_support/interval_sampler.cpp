@@ -1,0 +1,64 @@
+#include "interval_sampler.hpp"
+
+#include <unistd.h>
+
+#include <climits>
+
+namespace cann_debug::plugins::sampler_support {
+
+std::vector<OptionSpec> interval_options(const char* default_interval) {
+  return {
+      {.name = "interval",
+       .type = OptionType::kDuration,
+       .description = "time between samples",
+       .default_value = default_interval,
+       .required = false,
+       .min = 1e6,
+       .max = {},
+       .enum_values = {}},
+      {.name = "samples",
+       .type = OptionType::kInt,
+       .description = "number of samples to take, then stop (0 = until stopped)",
+       .default_value = 0,
+       .required = false,
+       .min = 0,
+       .max = {},
+       .enum_values = {}},
+  };
+}
+
+std::string host_name() {
+  char name[HOST_NAME_MAX + 1] = {};
+  if (::gethostname(name, sizeof name - 1) != 0) return {};
+  return name;
+}
+
+IntervalSampler::IntervalSampler(const CreateContext& ctx, const Config& config)
+    : host_(ctx.host), interval_ns_(config.duration_ns("interval")), limit_(config.integer("samples")) {}
+
+void IntervalSampler::start() {
+  taken_ = 0;
+  node_ = host_name();
+  open();
+}
+
+PollResult IntervalSampler::poll(Emitter& out) {
+  if (limit_ > 0 && taken_ >= limit_) return PollResult::kDone;
+  CorrelationKey key;
+  key.timestamp_ns = host_ ? host_->now_ns() : wall_clock_ns();
+  key.node_id = node_;
+  MetricBatch batch;
+  sample(key, batch.points);
+  ++taken_;
+  if (!batch.points.empty()) out.emit(0, key, std::move(batch));
+  return limit_ > 0 && taken_ >= limit_ ? PollResult::kDone : PollResult::kIdle;
+}
+
+MetricPoint IntervalSampler::point(const CorrelationKey& key, std::string name, std::string unit,
+                                   double value, Labels labels) {
+  MetricPoint p{std::move(name), std::move(unit), value, key, std::move(labels)};
+  if (!key.node_id.empty()) p.labels["node"] = key.node_id;
+  return p;
+}
+
+}  // namespace cann_debug::plugins::sampler_support

@@ -1,0 +1,252 @@
+// ddr sampler: host memory bandwidth and usage from whichever back ends this machine has.
+#include "ddr.hpp"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "cann_debug/messages.hpp"
+#include "dcmi_memory.hpp"
+#include "meminfo_usage.hpp"
+#include "perf_imc.hpp"
+#include "resctrl.hpp"
+#include "sampler_support/interval_sampler.hpp"
+#include "sampler_support/sysfs_files.hpp"
+
+namespace cann_debug::plugins {
+namespace {
+
+using ddr_detail::DdrBackend;
+
+const std::vector<std::string> kBackends = {"resctrl", "perf_imc", "meminfo", "dcmi"};
+
+OptionSpec option(std::string name, OptionType type, std::string description, nlohmann::json default_value,
+                  std::optional<double> min = {}) {
+  return {.name = std::move(name),
+          .type = type,
+          .description = std::move(description),
+          .default_value = std::move(default_value),
+          .required = false,
+          .min = min,
+          .max = {},
+          .enum_values = {}};
+}
+
+Manifest make_manifest() {
+  Manifest m;
+  m.type = "ddr";
+  m.kind = ComponentKind::kSampler;
+  m.version = "0.1.0";
+  m.stability = Stability::kAlpha;
+  m.description =
+      "Samples host memory (DDR) bandwidth and usage once per interval and emits metric.batch/1 on port "
+      "'metrics'. Back ends: resctrl (Intel RDT / AMD PQoS memory bandwidth monitoring: the cumulative "
+      "<root>/sys/fs/resctrl/mon_data/mon_L3_<id>/mbm_total_bytes and mbm_local_bytes of the default group "
+      "-> "
+      "ddr.bandwidth.total and ddr.bandwidth.local, bytes/s, label domain = the L3 domain id; a counter "
+      "reading "
+      "'Unavailable' gives no point that sample), perf_imc (Intel uncore memory controller PMUs "
+      "<root>/sys/bus/event_source/devices/uncore_imc*, events cas_count_read/cas_count_write with their "
+      ".scale and .unit, counted with perf_event_open on the live machine only -> ddr.bandwidth.read and "
+      "ddr.bandwidth.write, bytes/s summed per socket, label socket), meminfo (<root>/proc/meminfo -> "
+      "ddr.memory.total, ddr.memory.available, ddr.memory.used = total - available, ddr.memory.cached, "
+      "ddr.memory.dirty, bytes), dcmi (Ascend NPUs through libdcmi.so, option dcmi_library: "
+      "dcmi_get_device_utilization_rate input_type 5 and 10 -> npu.ddr.bandwidth_utilization and "
+      "npu.hbm.bandwidth_utilization, ratio, label device = logical id; error codes give no point and are "
+      "counted "
+      "in sampler.skipped_readings). Every point has source_name (the counter file, event or meminfo key) "
+      "and node (the host name, also key.node_id). "
+      "Rates start with the second sample; a counter that goes back (remount, reset) is skipped for one "
+      "sample. `backends: [auto]` uses every back end that can run here; a listed back end that cannot is "
+      "an error naming why.";
+  m.outputs = {{"metrics", std::string(MetricBatch::type_id), "one batch of metric points per sample"}};
+  m.options = {
+      option("root", OptionType::kString,
+             "directory holding the proc and sys trees to read (tests: a fixture)", "/"),
+      option("backends", OptionType::kStringList,
+             "back ends to use: [auto] or some of resctrl, perf_imc, meminfo, dcmi",
+             nlohmann::json::array({"auto"})),
+      option("dcmi_library", OptionType::kString,
+             "libdcmi.so of the Ascend driver for the dcmi back end (a name or a path)", "libdcmi.so"),
+      option("interval", OptionType::kDuration, "time between samples", "1s", 1e6),
+      option("samples", OptionType::kInt, "number of samples to take, then stop (0 = until stopped)", 0, 0),
+  };
+  m.concurrency = Concurrency::serial();
+  m.sample_yaml =
+      "# Host memory bandwidth and usage once per second until the run stops.\n"
+      "ddr/host:\n"
+      "  interval: 1s\n"
+      "  backends: [auto]   # or e.g. [resctrl, meminfo]\n"
+      "  root: /\n";
+  return m;
+}
+
+struct Where {
+  std::string root;
+  std::string dcmi_library;
+};
+
+std::string unavailable_reason(const std::string& backend, const Where& where) {
+  const std::string& root = where.root;
+  if (backend == "dcmi") return ddr_detail::dcmi_unavailable_reason(where.dcmi_library);
+  if (backend == "resctrl") return ddr_detail::resctrl_unavailable_reason(root);
+  if (backend == "perf_imc") return ddr_detail::perf_imc_unavailable_reason(root);
+  if (backend == "meminfo") return ddr_detail::meminfo_unavailable_reason(root);
+  return fmt::format("unknown back end '{}'", backend);
+}
+
+std::unique_ptr<DdrBackend> make_backend(const std::string& backend, const Where& where) {
+  if (backend == "resctrl") return std::make_unique<ddr_detail::ResctrlMbm>(where.root);
+  if (backend == "perf_imc") return std::make_unique<ddr_detail::PerfImc>(where.root);
+  if (backend == "dcmi") return std::make_unique<ddr_detail::DcmiMemory>(where.dcmi_library);
+  return std::make_unique<ddr_detail::MeminfoUsage>(where.root);
+}
+
+bool is_auto(const std::vector<std::string>& backends) {
+  return backends.empty() || (backends.size() == 1 && backends[0] == "auto");
+}
+
+struct Plan {
+  std::vector<std::string> use;
+  std::vector<std::string> reasons;  // "resctrl: why not" for each back end left out
+};
+
+Plan plan(const Where& where, const std::vector<std::string>& backends) {
+  Plan p;
+  const bool automatic = is_auto(backends);
+  for (const auto& b : automatic ? kBackends : backends) {
+    const std::string why = unavailable_reason(b, where);
+    if (why.empty())
+      p.use.push_back(b);
+    else
+      p.reasons.push_back(fmt::format("{}: {}", b, why));
+  }
+  return p;
+}
+
+std::string joined(const std::vector<std::string>& v) {
+  std::string s;
+  for (const auto& x : v) s += (s.empty() ? "" : "; ") + x;
+  return s;
+}
+
+class DdrSampler final : public Component {
+ public:
+  DdrSampler(const CreateContext& ctx, const Config& config)
+      : host_(ctx.host),
+        where_{config.str("root"), config.str("dcmi_library")},
+        backends_(config.strings("backends")),
+        interval_ns_(config.duration_ns("interval")),
+        limit_(config.integer("samples")) {}
+
+  void start() override {
+    stop();
+    const Plan p = plan(where_, backends_);
+    if (!is_auto(backends_) && !p.reasons.empty())
+      throw std::runtime_error(fmt::format("ddr: cannot use {}", joined(p.reasons)));
+    if (p.use.empty())
+      throw std::runtime_error(fmt::format("ddr: no back end can run here: {}", joined(p.reasons)));
+    if (host_) {
+      host_->logger().info("ddr: back ends {}", fmt::join(p.use, ", "));
+      if (!p.reasons.empty()) host_->logger().info("ddr: left out: {}", joined(p.reasons));
+    }
+    for (const auto& b : p.use) {
+      active_.push_back(make_backend(b, where_));
+      active_.back()->start();
+    }
+    taken_ = 0;
+    // The node: this machine, or the fixture's hostname file.
+    node_ = where_.root == "/" ? sampler_support::host_name()
+                               : sampler_support::read_first_line(
+                                     sampler_support::join_path(where_.root, "proc/sys/kernel/hostname"))
+                                     .value_or("");
+  }
+
+  void stop() override {
+    for (auto& b : active_) b->stop();
+    active_.clear();
+  }
+
+  PollResult poll(Emitter& out) override {
+    if (limit_ > 0 && taken_ >= limit_) return PollResult::kDone;
+    const TimestampNs now = host_ ? host_->now_ns() : wall_clock_ns();
+    CorrelationKey key;
+    key.timestamp_ns = now;
+    key.node_id = node_;
+    MetricBatch batch;
+    for (auto& b : active_) b->sample(now, key, batch.points, host_ ? &host_->logger() : nullptr);
+    if (!node_.empty())
+      for (auto& p : batch.points) p.labels["node"] = node_;
+    ++taken_;
+    if (!batch.points.empty()) out.emit(0, key, std::move(batch));
+    return limit_ > 0 && taken_ >= limit_ ? PollResult::kDone : PollResult::kIdle;
+  }
+
+  std::int64_t idle_interval_ns() const override { return interval_ns_; }
+
+ private:
+  HostServices* host_;
+  Where where_;
+  std::vector<std::string> backends_;
+  std::int64_t interval_ns_;
+  std::int64_t limit_;
+  std::vector<std::unique_ptr<DdrBackend>> active_;
+  std::int64_t taken_ = 0;
+  std::string node_;
+};
+
+class DdrFactory final : public SimpleFactory<DdrSampler> {
+ public:
+  using SimpleFactory::SimpleFactory;
+  Availability probe() const override { return judge({"/", "libdcmi.so"}, {"auto"}); }
+  Availability probe_config(const Config& config) const override {
+    return judge({config.has("root") ? config.str("root") : "/",
+                  config.has("dcmi_library") ? config.str("dcmi_library") : "libdcmi.so"},
+                 config.has("backends") ? config.strings("backends") : std::vector<std::string>{"auto"});
+  }
+  std::vector<ConfigProblem> validate(const Config& config) const override {
+    std::vector<ConfigProblem> problems;
+    if (config.has("root") && config.str("root").empty())
+      problems.push_back({"root", "must name a directory, got ''"});
+    if (config.has("backends")) {
+      const auto b = config.strings("backends");
+      for (const auto& name : b) {
+        if (name == "auto" && b.size() > 1)
+          problems.push_back({"backends", "'auto' stands alone: [auto] or a list of back ends"});
+        else if (name != "auto" && std::find(kBackends.begin(), kBackends.end(), name) == kBackends.end())
+          problems.push_back(
+              {"backends",
+               fmt::format("unknown back end '{}' (known: auto, resctrl, perf_imc, meminfo, dcmi)", name)});
+      }
+    }
+    return problems;
+  }
+
+ private:
+  static Availability judge(const Where& where, const std::vector<std::string>& backends) {
+    const Plan p = plan(where, backends);
+    if (!is_auto(backends) && !p.reasons.empty()) return Availability::no(joined(p.reasons));
+    if (p.use.empty())
+      return Availability::no(fmt::format("no back end can run here: {}", joined(p.reasons)));
+    const bool bandwidth =
+        std::any_of(p.use.begin(), p.use.end(), [](const auto& b) { return b != "meminfo"; });
+    std::string note = fmt::format("back ends: {}", fmt::join(p.use, ", "));
+    if (!bandwidth) note += " (usage only: no memory bandwidth source)";
+    if (!p.reasons.empty()) note += "; left out: " + joined(p.reasons);
+    return Availability::yes(note);
+  }
+};
+
+}  // namespace
+
+const ComponentFactory& ddr_factory() {
+  static const DdrFactory factory(make_manifest());
+  return factory;
+}
+
+}  // namespace cann_debug::plugins

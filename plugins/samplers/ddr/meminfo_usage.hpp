@@ -1,0 +1,30 @@
+// Host memory usage from <root>/proc/meminfo: ddr.memory.{total,available,used,cached,dirty} in bytes.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <string_view>
+
+#include "backend.hpp"
+
+namespace cann_debug::plugins::ddr_detail {
+
+/// "Key:  123 kB" lines -> key -> value in bytes (values without "kB" are counts, kept as they are).
+std::map<std::string, std::uint64_t, std::less<>> parse_meminfo(std::string_view text);
+
+/// "" when <root>/proc/meminfo has MemTotal, else why not.
+std::string meminfo_unavailable_reason(const std::string& root);
+
+class MeminfoUsage final : public DdrBackend {
+ public:
+  explicit MeminfoUsage(const std::string& root);
+  const char* name() const override { return "meminfo"; }
+  void sample(std::int64_t now_ns, const CorrelationKey& key, std::vector<MetricPoint>& out,
+              Logger* log) override;
+
+ private:
+  std::string path_;
+};
+
+}  // namespace cann_debug::plugins::ddr_detail

@@ -1,0 +1,79 @@
+#include "resctrl.hpp"
+
+#include <fmt/format.h>
+
+#include "sampler_support/sysfs_files.hpp"
+
+namespace cann_debug::plugins::ddr_detail {
+
+namespace ss = sampler_support;
+
+namespace {
+
+constexpr const char* kCounters[][2] = {{"mbm_total_bytes", "ddr.bandwidth.total"},
+                                        {"mbm_local_bytes", "ddr.bandwidth.local"}};
+
+std::vector<std::string> domains(const std::string& mon_data) {
+  std::vector<std::string> out;
+  for (auto& name : ss::list_directory(mon_data))
+    if (name.rfind("mon_L3_", 0) == 0) out.push_back(std::move(name));
+  return out;
+}
+
+// "mon_L3_01" -> "1".
+std::string domain_label(const std::string& dir) {
+  std::string id = dir.substr(7);
+  const auto first = id.find_first_not_of('0');
+  return first == std::string::npos ? "0" : id.substr(first);
+}
+
+}  // namespace
+
+std::string resctrl_unavailable_reason(const std::string& root) {
+  const std::string base = ss::join_path(root, "sys/fs/resctrl");
+  if (!ss::is_directory(base))
+    return fmt::format(
+        "{} is not there: resctrl is not mounted (mount -t resctrl resctrl /sys/fs/resctrl) or "
+        "the kernel lacks it",
+        base);
+  const std::string mon_data = base + "/mon_data";
+  for (const auto& d : domains(mon_data))
+    for (const auto& c : kCounters)
+      if (ss::read_first_line(mon_data + "/" + d + "/" + c[0])) return {};
+  return fmt::format(
+      "no {}/mon_L3_*/mbm_total_bytes or mbm_local_bytes: the CPU has no memory bandwidth "
+      "monitoring (MBM) or it is off",
+      mon_data);
+}
+
+ResctrlMbm::ResctrlMbm(const std::string& root) : mon_data_(ss::join_path(root, "sys/fs/resctrl/mon_data")) {}
+
+void ResctrlMbm::sample(std::int64_t now_ns, const CorrelationKey& key, std::vector<MetricPoint>& out,
+                        Logger* log) {
+  for (const auto& d : domains(mon_data_)) {
+    for (const auto& [file, metric] : kCounters) {
+      const std::string path = mon_data_ + "/" + d + "/" + file;
+      const auto text = ss::read_first_line(path);
+      if (!text) continue;
+      const auto value = ss::read_u64_file(path);
+      if (!value) {
+        // "Unavailable": the hardware had no reading for this RMID now (or "Error"). Keep the previous
+        // reading so the next rate covers the gap.
+        if (!noted_unavailable_ && log) {
+          noted_unavailable_ = true;
+          log->info("ddr: {} reads '{}': no point for it this sample", path, *text);
+        }
+        continue;
+      }
+      const auto delta = counters_.update(d + "/" + file, *value, now_ns);
+      if (!delta.has_delta() || delta.seconds <= 0) continue;
+      out.push_back({metric,
+                     "bytes/s",
+                     delta.rate_per_second(),
+                     key,
+                     {{"domain", domain_label(d)}, {"source_name", file}}});
+    }
+  }
+}
+
+}  // namespace cann_debug::plugins::ddr_detail

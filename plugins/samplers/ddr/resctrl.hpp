@@ -1,0 +1,30 @@
+// Memory bandwidth from Linux resctrl MBM (Intel RDT / AMD PQoS): the cumulative byte counters
+// <root>/sys/fs/resctrl/mon_data/mon_L3_<id>/mbm_{total,local}_bytes of the default group, as rates.
+#pragma once
+
+#include <string>
+
+#include "backend.hpp"
+#include "sampler_support/counter_delta.hpp"
+
+namespace cann_debug::plugins::ddr_detail {
+
+/// "" when there is at least one mon_L3_* domain with an MBM counter, else why not.
+std::string resctrl_unavailable_reason(const std::string& root);
+
+class ResctrlMbm final : public DdrBackend {
+ public:
+  explicit ResctrlMbm(const std::string& root);
+  const char* name() const override { return "resctrl"; }
+  /// ddr.bandwidth.total and ddr.bandwidth.local (bytes/s) per L3 domain (label domain). A counter that
+  /// reads "Unavailable" gives no point this sample (noted once); the next reading's rate spans the gap.
+  void sample(std::int64_t now_ns, const CorrelationKey& key, std::vector<MetricPoint>& out,
+              Logger* log) override;
+
+ private:
+  std::string mon_data_;
+  sampler_support::CounterTracker counters_;
+  bool noted_unavailable_ = false;
+};
+
+}  // namespace cann_debug::plugins::ddr_detail

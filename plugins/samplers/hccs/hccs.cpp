@@ -1,0 +1,263 @@
+// hccs sampler: the HCCS links of each Ascend NPU through DCMI — per-link tx/rx bandwidth, CRC errors and
+// retries (cumulative 32-bit counters turned into rates and deltas), and the link status.
+#include "hccs.hpp"
+
+#include <algorithm>
+#include <array>
+#include <map>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "cann_debug/messages.hpp"
+#include "dcmi/dcmi_api.hpp"
+#include "dcmi/dcmi_calls.hpp"
+#include "sampler_support/counter_points.hpp"
+#include "sampler_support/interval_sampler.hpp"
+
+namespace cann_debug::plugins {
+namespace {
+
+namespace ss = sampler_support;
+using dcmi::DcmiDevice;
+
+constexpr double kGB = 1e9;  // DCMI reports HCCS bandwidth in GB/s
+
+Manifest make_manifest() {
+  Manifest m;
+  m.type = "hccs";
+  m.kind = ComponentKind::kSampler;
+  m.version = "0.1.0";
+  m.stability = Stability::kAlpha;
+  m.description =
+      "Samples the HCCS links of every Ascend NPU through DCMI (libdcmi.so) once per interval and emits "
+      "metric.batch/1 on port 'metrics' (labels device = logical id, link = 0..15, node, source_name): "
+      "hccs.link.tx_bandwidth, hccs.link.rx_bandwidth and per device hccs.device.tx_bandwidth, "
+      "hccs.device.rx_bandwidth (bytes/s; DCMI measures GB/s over bandwidth_window), the cumulative link "
+      "counters as rates hccs.link.tx_packets, hccs.link.rx_packets, hccs.link.crc_errors, "
+      "hccs.link.retries (count/s) and changes <name>.delta (count) from the second sample on (32-bit "
+      "counters: a wrap is counted across, a reset gives no point), and hccs.status (state 1 when the HDLC "
+      "status is 0x3 = up, else 0; labels hdlc_status, pcs_status). Links that never showed traffic, "
+      "errors or bandwidth are left out unless all_links is set. Error codes skip the reading and are "
+      "counted in sampler.skipped_readings (count; labels source_name, reason).";
+  m.outputs = {{"metrics", std::string(MetricBatch::type_id), "one batch of metric points per sample"}};
+  m.options = ss::interval_options();
+  m.options.push_back({.name = "library",
+                       .type = OptionType::kString,
+                       .description = "the DCMI library to dlopen (libdcmi.so is also looked for in "
+                                      "/usr/local/Ascend/driver/lib64/driver and /usr/local/dcmi)",
+                       .default_value = "libdcmi.so",
+                       .required = false,
+                       .min = {},
+                       .max = {},
+                       .enum_values = {}});
+  m.options.push_back({.name = "bandwidth_window",
+                       .type = OptionType::kDuration,
+                       .description = "how long DCMI measures link bandwidth (the call blocks that long)",
+                       .default_value = "100ms",
+                       .required = false,
+                       .min = 1e6,
+                       .max = 1e9,
+                       .enum_values = {}});
+  m.options.push_back({.name = "links",
+                       .type = OptionType::kInt,
+                       .description = "how many HCCS link slots to read per device",
+                       .default_value = dcmi::kHccsMaxLinks,
+                       .required = false,
+                       .min = 1,
+                       .max = dcmi::kHccsMaxLinks,
+                       .enum_values = {}});
+  m.options.push_back({.name = "all_links",
+                       .type = OptionType::kBool,
+                       .description = "also emit links that never showed traffic, errors or bandwidth",
+                       .default_value = false,
+                       .required = false,
+                       .min = {},
+                       .max = {},
+                       .enum_values = {}});
+  m.options.push_back({.name = "devices",
+                       .type = OptionType::kStringList,
+                       .description = "device labels (DCMI logical ids) to sample; empty = all",
+                       .default_value = nlohmann::json::array(),
+                       .required = false,
+                       .min = {},
+                       .max = {},
+                       .enum_values = {}});
+  m.concurrency = Concurrency::serial();
+  m.sample_yaml =
+      "# HCCS links of every NPU once per second; bandwidth measured over 100 ms.\n"
+      "hccs/links:\n"
+      "  interval: 1s\n"
+      "  bandwidth_window: 100ms\n"
+      "  library: libdcmi.so\n";
+  return m;
+}
+
+/// Opens libdcmi.so and finds the selected NPUs; false with `reason` when it cannot.
+bool open_devices(const Config& config, dcmi::DcmiLibrary& lib, std::vector<DcmiDevice>& devices,
+                  std::string& reason) {
+  std::vector<DcmiDevice> all;
+  if (!lib.open(config.str("library")) || !lib.enumerate(all)) {
+    reason = lib.error();
+    return false;
+  }
+  if (!lib.api().get_hccs_link_bandwidth_info && !lib.api().get_device_info) {
+    reason = fmt::format("{} exports neither dcmi_get_hccs_link_bandwidth_info nor dcmi_get_device_info",
+                         lib.path());
+    return false;
+  }
+  const auto selection = config.strings("devices");
+  devices.clear();
+  for (auto& d : all)
+    if (selection.empty() || std::find(selection.begin(), selection.end(), d.label) != selection.end())
+      devices.push_back(d);
+  if (devices.empty())
+    reason = fmt::format("none of the devices {} among the {} NPUs DCMI lists", selection, all.size());
+  return !devices.empty();
+}
+
+class HccsSampler final : public ss::IntervalSampler {
+ public:
+  HccsSampler(const CreateContext& ctx, const Config& config)
+      : IntervalSampler(ctx, config),
+        config_(config),
+        window_ms_(static_cast<int>(config.duration_ns("bandwidth_window") / 1'000'000)),
+        links_(static_cast<int>(config.integer("links"))),
+        all_links_(config.boolean("all_links")) {}
+
+ protected:
+  void open() override {
+    calls_.clear();
+    calls_.set_logger(host() ? &host()->logger() : nullptr);
+    counters_.clear();
+    active_.clear();
+    std::string reason;
+    if (!open_devices(config_, lib_, devices_, reason))
+      throw std::runtime_error("hccs: no NPU to sample: " + reason);
+  }
+
+  void sample(const CorrelationKey& key, std::vector<MetricPoint>& out) override {
+    for (const auto& dev : devices_) sample_device(dev, key, out);
+    calls_.skipped().add_points(out, key);
+  }
+
+ private:
+  void sample_device(const DcmiDevice& dev, CorrelationKey key, std::vector<MetricPoint>& out) {
+    const auto& api = lib_.api();
+    key.device = dev.logic_id;
+    auto make = [&](const char* name, const char* unit, double value, std::string source,
+                    Labels labels = {}) {
+      labels["device"] = dev.label;
+      labels["source_name"] = std::move(source);
+      return point(key, name, unit, value, std::move(labels));
+    };
+    // Points of each link are held until we know whether the link is in use.
+    std::vector<std::vector<MetricPoint>> per_link(static_cast<std::size_t>(links_));
+    auto& active = active_[dev.label];
+    auto link_point = [&](int link, bool nonzero, MetricPoint p) {
+      p.labels["link"] = std::to_string(link);
+      per_link[static_cast<std::size_t>(link)].push_back(std::move(p));
+      if (nonzero) active[static_cast<std::size_t>(link)] = true;
+    };
+
+    dcmi::dcmi_hccs_bandwidth_info bw{};
+    bw.profiling_time = window_ms_;
+    const char* bw_call = "dcmi_get_hccs_link_bandwidth_info";
+    if (api.get_hccs_link_bandwidth_info && calls_.can_call(dev.label, bw_call) &&
+        calls_.ok(dev.label, bw_call, api.get_hccs_link_bandwidth_info(dev.card, dev.device, &bw))) {
+      out.push_back(make("hccs.device.tx_bandwidth", "bytes/s", bw.total_txbw * kGB, "total_txbw"));
+      out.push_back(make("hccs.device.rx_bandwidth", "bytes/s", bw.total_rxbw * kGB, "total_rxbw"));
+      for (int i = 0; i < links_; ++i) {
+        link_point(i, bw.tx_bandwidth[i] > 0,
+                   make("hccs.link.tx_bandwidth", "bytes/s", bw.tx_bandwidth[i] * kGB, "tx_bandwidth"));
+        link_point(i, bw.rx_bandwidth[i] > 0,
+                   make("hccs.link.rx_bandwidth", "bytes/s", bw.rx_bandwidth[i] * kGB, "rx_bandwidth"));
+      }
+    }
+
+    dcmi::dcmi_hccs_statistic_info stats{};
+    unsigned size = sizeof stats;
+    const char* stats_call = "dcmi_get_device_info(HCCS, statistics)";
+    if (api.get_device_info && calls_.can_call(dev.label, stats_call) &&
+        calls_.ok(dev.label, stats_call,
+                  api.get_device_info(dev.card, dev.device, dcmi::DCMI_MAIN_CMD_HCCS,
+                                      dcmi::kHccsSubCmdStatistics, &stats, &size))) {
+      static constexpr struct {
+        unsigned (dcmi::dcmi_hccs_statistic_info::*counts)[dcmi::kHccsMaxLinks];
+        const char* name;
+        const char* source;
+      } kCounters[] = {{&dcmi::dcmi_hccs_statistic_info::tx_cnt, "hccs.link.tx_packets", "tx_cnt"},
+                       {&dcmi::dcmi_hccs_statistic_info::rx_cnt, "hccs.link.rx_packets", "rx_cnt"},
+                       {&dcmi::dcmi_hccs_statistic_info::crc_err_cnt, "hccs.link.crc_errors", "crc_err_cnt"},
+                       {&dcmi::dcmi_hccs_statistic_info::retry_cnt, "hccs.link.retries", "retry_cnt"}};
+      for (const auto& c : kCounters)
+        for (int i = 0; i < links_; ++i) {
+          const unsigned value = (stats.*c.counts)[i];
+          std::vector<MetricPoint> points;
+          MetricPoint proto = make(c.name, "count", 0, c.source, {{"link", std::to_string(i)}});
+          ss::add_counter_points(points, counters_, fmt::format("{}/{}/{}", dev.label, i, c.source), value,
+                                 32, proto);
+          if (value != 0) active[static_cast<std::size_t>(i)] = true;
+          for (auto& p : points) link_point(i, false, std::move(p));
+        }
+    }
+
+    dcmi::dcmi_hccs_statues status{};
+    size = sizeof status;
+    const char* status_call = "dcmi_get_device_info(HCCS, status)";
+    if (api.get_device_info && calls_.can_call(dev.label, status_call) &&
+        calls_.ok(dev.label, status_call,
+                  api.get_device_info(dev.card, dev.device, dcmi::DCMI_MAIN_CMD_HCCS, dcmi::kHccsSubCmdStatus,
+                                      &status, &size)))
+      out.push_back(make("hccs.status", "state", status.hdlc_status == dcmi::kHdlcStatusOk ? 1 : 0,
+                         "hdlc_status",
+                         {{"hdlc_status", fmt::format("0x{:x}", status.hdlc_status)},
+                          {"pcs_status", fmt::format("0x{:x}", status.pcs_status)}}));
+
+    for (int i = 0; i < links_; ++i)
+      if (all_links_ || active[static_cast<std::size_t>(i)])
+        for (auto& p : per_link[static_cast<std::size_t>(i)]) out.push_back(std::move(p));
+  }
+
+  Config config_;
+  int window_ms_;
+  int links_;
+  bool all_links_;
+  dcmi::DcmiLibrary lib_;
+  std::vector<DcmiDevice> devices_;
+  dcmi::DcmiCalls calls_;
+  ss::CounterTracker counters_;
+  std::map<std::string, std::array<bool, dcmi::kHccsMaxLinks>> active_;  // device -> link ever in use
+};
+
+class HccsFactory final : public SimpleFactory<HccsSampler> {
+ public:
+  using SimpleFactory::SimpleFactory;
+  Availability probe() const override {
+    std::vector<OptionIssue> issues;
+    return probe_config(resolve_config(manifest().options, nlohmann::json::object(), issues));
+  }
+  Availability probe_config(const Config& config) const override {
+    dcmi::DcmiLibrary lib;
+    std::vector<DcmiDevice> devices;
+    std::string reason;
+    if (open_devices(config, lib, devices, reason)) return Availability::yes();
+    return Availability::no(reason);
+  }
+  std::vector<ConfigProblem> validate(const Config& config) const override {
+    if (config.str("library").empty()) return {{"library", "must name a library, got ''"}};
+    return {};
+  }
+};
+
+}  // namespace
+
+const ComponentFactory& hccs_factory() {
+  static const HccsFactory factory(make_manifest());
+  return factory;
+}
+
+}  // namespace cann_debug::plugins

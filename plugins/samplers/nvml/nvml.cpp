@@ -1,0 +1,230 @@
+// nvml sampler: utilisation, memory, power, SM clock, temperature, PCIe and NVLink throughput of NVIDIA GPUs.
+#include "nvml.hpp"
+
+#include <fmt/format.h>
+
+#include <memory>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "cann_debug/messages.hpp"
+#include "nvml_device.hpp"
+#include "nvml_library.hpp"
+#include "sampler_support/interval_sampler.hpp"
+
+namespace cann_debug::plugins {
+namespace {
+
+using nvml_detail::NvmlDevice;
+using nvml_detail::NvmlLibrary;
+
+OptionSpec option(std::string name, OptionType type, std::string description, nlohmann::json default_value,
+                  std::optional<double> min = {}) {
+  return {.name = std::move(name),
+          .type = type,
+          .description = std::move(description),
+          .default_value = std::move(default_value),
+          .required = false,
+          .min = min,
+          .max = {},
+          .enum_values = {}};
+}
+
+Manifest make_manifest() {
+  Manifest m;
+  m.type = "nvml";
+  m.kind = ComponentKind::kSampler;
+  m.version = "0.1.0";
+  m.stability = Stability::kAlpha;
+  m.description =
+      "Samples NVIDIA GPUs through NVML (the library named by `library`, opened with dlopen, default "
+      "libnvidia-ml.so.1) once per interval and emits metric.batch/1 on port 'metrics'. Per GPU (label "
+      "device = NVML index (also key.device), node = host name, source_name = the nvidia-smi or NVML name): "
+      "gpu.utilization and "
+      "gpu.memory.utilization (ratio; share of time a kernel ran / device memory was read or written), "
+      "gpu.memory.used and gpu.memory.total (bytes), gpu.power (watts, from milliwatts), gpu.clock.sm "
+      "(hertz, "
+      "from MHz), gpu.temperature (celsius), gpu.pcie.tx_bandwidth and gpu.pcie.rx_bandwidth (bytes/s, from "
+      "KB/s x 1024), gpu.nvlink.tx_bandwidth and gpu.nvlink.rx_bandwidth (bytes/s; change per second of the "
+      "cumulative KiB counters NVML_FI_DEV_NVLINK_THROUGHPUT_DATA_TX/RX over all links, from the second "
+      "sample "
+      "on). A reading a GPU does not support (NVML_ERROR_NOT_SUPPORTED, or a function the driver does not "
+      "export) is noted once and skipped for that GPU; other errors skip it for one sample (noted once per "
+      "code); a GPU that is lost (NVML_ERROR_GPU_IS_LOST) stops the sampler with an error naming it.";
+  m.outputs = {{"metrics", std::string(MetricBatch::type_id), "one batch of metric points per sample"}};
+  m.options = {
+      option("library", OptionType::kString, "NVML library to open: a name dlopen looks up, or a path",
+             "libnvidia-ml.so.1"),
+      option("devices", OptionType::kStringList, "NVML indices of the GPUs to sample (empty = all)",
+             nlohmann::json::array()),
+      option("nvlink", OptionType::kBool, "also read NVLink throughput counters", true),
+      option("interval", OptionType::kDuration, "time between samples", "1s", 1e6),
+      option("samples", OptionType::kInt, "number of samples to take, then stop (0 = until stopped)", 0, 0),
+  };
+  m.concurrency = Concurrency::serial();
+  m.sample_yaml =
+      "# NVIDIA GPUs once per second until the run stops.\n"
+      "nvml/gpus:\n"
+      "  interval: 1s\n"
+      "  samples: 0                    # 0 = until stopped\n"
+      "  devices: []                   # [] = all; or [\"0\", \"3\"]\n"
+      "  library: libnvidia-ml.so.1    # or a path\n";
+  return m;
+}
+
+// NVML initialised for the life of one object (nvmlInit_v2 is reference-counted by NVML).
+class NvmlSession {
+ public:
+  NvmlSession() = default;
+  NvmlSession(const NvmlSession&) = delete;
+  NvmlSession& operator=(const NvmlSession&) = delete;
+  ~NvmlSession() { close(); }
+  nvmlReturn_t open(std::shared_ptr<const NvmlLibrary> lib) {
+    close();
+    const nvmlReturn_t rc = lib->init();
+    if (rc == nvml_api::kSuccess) lib_ = std::move(lib);
+    return rc;
+  }
+  void close() {
+    if (lib_) lib_->shutdown();
+    lib_.reset();
+  }
+
+ private:
+  std::shared_ptr<const NvmlLibrary> lib_;
+};
+
+class NvmlSampler final : public Component {
+ public:
+  NvmlSampler(const CreateContext& ctx, const Config& config)
+      : host_(ctx.host),
+        library_(config.str("library")),
+        wanted_(config.strings("devices")),
+        nvlink_(config.boolean("nvlink")),
+        interval_ns_(config.duration_ns("interval")),
+        limit_(config.integer("samples")) {}
+
+  void start() override {
+    stop();
+    lib_ = NvmlLibrary::get(library_);
+    if (!lib_->usable())
+      throw std::runtime_error(fmt::format("nvml: cannot use {}: {}", library_, lib_->error()));
+    if (const auto rc = session_.open(lib_); rc != nvml_api::kSuccess)
+      throw std::runtime_error(fmt::format("nvml: nvmlInit_v2 failed: {}", lib_->describe(rc)));
+    unsigned int count = 0;
+    if (const auto rc = lib_->device_count(&count); rc != nvml_api::kSuccess)
+      throw std::runtime_error(fmt::format("nvml: nvmlDeviceGetCount_v2 failed: {}", lib_->describe(rc)));
+    std::vector<unsigned int> indices;
+    if (wanted_.empty()) {
+      for (unsigned int i = 0; i < count; ++i) indices.push_back(i);
+    } else {
+      for (const auto& w : wanted_) {
+        unsigned int i = 0;
+        try {
+          std::size_t used = 0;
+          const unsigned long v = std::stoul(w, &used);
+          if (used != w.size() || v >= count) throw std::out_of_range(w);
+          i = static_cast<unsigned int>(v);
+        } catch (const std::exception&) {
+          throw std::runtime_error(
+              fmt::format("nvml: devices: no GPU '{}' (NVML sees {} GPU{}: indices 0..{})", w, count,
+                          count == 1 ? "" : "s", count == 0 ? 0 : count - 1));
+        }
+        indices.push_back(i);
+      }
+    }
+    for (unsigned int i : indices) {
+      nvmlDevice_t handle = nullptr;
+      if (const auto rc = lib_->device_handle(i, &handle); rc != nvml_api::kSuccess)
+        throw std::runtime_error(
+            fmt::format("nvml: nvmlDeviceGetHandleByIndex_v2({}) failed: {}", i, lib_->describe(rc)));
+      devices_.push_back(std::make_unique<NvmlDevice>(*lib_, i, handle, nvlink_));
+      if (host_) host_->logger().info("nvml: sampling {}", devices_.back()->describe());
+    }
+    taken_ = 0;
+    node_ = sampler_support::host_name();
+  }
+
+  void stop() override {
+    devices_.clear();
+    session_.close();
+  }
+
+  PollResult poll(Emitter& out) override {
+    if (limit_ > 0 && taken_ >= limit_) return PollResult::kDone;
+    if (!lib_) throw std::logic_error("nvml: poll() before start()");
+    const TimestampNs now = host_ ? host_->now_ns() : wall_clock_ns();
+    CorrelationKey key;
+    key.timestamp_ns = now;
+    key.node_id = node_;
+    MetricBatch batch;
+    auto note = [this](bool warn, const std::string& message) {
+      if (!host_) return;
+      if (warn)
+        host_->logger().warn("{}", message);
+      else
+        host_->logger().info("{}", message);
+    };
+    for (auto& device : devices_) device->sample(now, key, batch.points, note);
+    ++taken_;
+    if (!batch.points.empty()) out.emit(0, key, std::move(batch));
+    return limit_ > 0 && taken_ >= limit_ ? PollResult::kDone : PollResult::kIdle;
+  }
+
+  std::int64_t idle_interval_ns() const override { return interval_ns_; }
+
+ private:
+  HostServices* host_;
+  std::string library_;
+  std::vector<std::string> wanted_;
+  bool nvlink_;
+  std::int64_t interval_ns_;
+  std::int64_t limit_;
+  std::shared_ptr<const NvmlLibrary> lib_;
+  NvmlSession session_;
+  std::vector<std::unique_ptr<NvmlDevice>> devices_;
+  std::int64_t taken_ = 0;
+  std::string node_;
+};
+
+class NvmlFactory final : public SimpleFactory<NvmlSampler> {
+ public:
+  using SimpleFactory::SimpleFactory;
+  Availability probe() const override { return probe_library("libnvidia-ml.so.1"); }
+  Availability probe_config(const Config& config) const override {
+    return probe_library(config.has("library") ? config.str("library") : "libnvidia-ml.so.1");
+  }
+  std::vector<ConfigProblem> validate(const Config& config) const override {
+    if (config.has("library") && config.str("library").empty())
+      return {{"library", "must name the NVML library, got ''"}};
+    return {};
+  }
+
+ private:
+  static Availability probe_library(const std::string& library) {
+    auto lib = NvmlLibrary::get(library);
+    if (!lib->usable())
+      return Availability::no(
+          fmt::format("cannot load the NVML library {} (no NVIDIA driver here?): {}", library, lib->error()));
+    NvmlSession session;
+    if (const auto rc = session.open(lib); rc != nvml_api::kSuccess)
+      return Availability::no(
+          fmt::format("nvmlInit_v2 failed: {} (is the NVIDIA driver loaded?)", lib->describe(rc)));
+    unsigned int count = 0;
+    if (const auto rc = lib->device_count(&count); rc != nvml_api::kSuccess)
+      return Availability::no(fmt::format("nvmlDeviceGetCount_v2 failed: {}", lib->describe(rc)));
+    if (count == 0) return Availability::no(fmt::format("NVML ({}) finds no NVIDIA GPU", library));
+    return Availability::yes(fmt::format("{} NVIDIA GPU{} via {}", count, count == 1 ? "" : "s", library));
+  }
+};
+
+}  // namespace
+
+const ComponentFactory& nvml_factory() {
+  static const NvmlFactory factory(make_manifest());
+  return factory;
+}
+
+}  // namespace cann_debug::plugins

@@ -1,0 +1,33 @@
+// Network interface counters from <root>/sys/class/net/<if>/statistics/{rx,tx}_{bytes,packets,dropped,errors}
+// turned into rates (bytes/s, count/s), with wraps counted and resets skipped.
+#pragma once
+
+#include <cstdint>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "cann_debug/messages.hpp"
+#include "sampler_support/counter_delta.hpp"
+
+namespace cann_debug::plugins::procfs_detail {
+
+class NetStats {
+ public:
+  /// `interfaces`: the interfaces to read; empty = every interface under sys/class/net except "lo".
+  NetStats(const std::string& root, std::vector<std::string> interfaces);
+
+  /// Appends host.network.* rates for every interface and counter with a previous reading. Returns the
+  /// named interfaces that are missing (not under sys/class/net), so the caller can note them once.
+  std::vector<std::string> sample(std::int64_t now_ns, const CorrelationKey& key,
+                                  std::vector<MetricPoint>& out);
+
+  const std::string& class_dir() const { return class_dir_; }
+
+ private:
+  std::string class_dir_;  // <root>/sys/class/net
+  std::vector<std::string> wanted_;
+  sampler_support::CounterTracker counters_;
+};
+
+}  // namespace cann_debug::plugins::procfs_detail

@@ -1,0 +1,40 @@
+// One target process's CPU, resident memory and threads from <root>/proc/<pid>/{stat,status,statm}.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "cann_debug/messages.hpp"
+#include "sampler_support/counter_delta.hpp"
+
+namespace cann_debug::plugins::procfs_detail {
+
+class PidStats {
+ public:
+  /// `pid`: "" or "0" (no process), "self" (<root>/proc/self) or a decimal process id. Ticks per second and
+  /// page size default to this machine's (sysconf).
+  PidStats(const std::string& root, const std::string& pid, long ticks_per_second = 0, long page_size = 0);
+
+  bool enabled() const { return !dir_.empty(); }
+  /// <root>/proc/<pid> ("" when disabled).
+  const std::string& dir() const { return dir_; }
+
+  /// Appends process.cpu.utilization (cores; from the second sample on), process.memory.rss (bytes) and
+  /// process.threads (count), labelled pid and process (its comm). Returns false, appending nothing, when
+  /// the process cannot be read (it exited, or never existed).
+  bool sample(std::int64_t now_ns, const CorrelationKey& key, std::vector<MetricPoint>& out);
+
+  /// Whether `pid` is a valid value of the option ("", "0", "self" or a positive decimal).
+  static bool valid_option(const std::string& pid);
+
+ private:
+  std::string dir_;
+  double ticks_per_second_;
+  double page_size_;
+  std::optional<std::uint64_t> starttime_;  // of the process the CPU counter belongs to
+  sampler_support::CounterTracker cpu_ticks_;
+};
+
+}  // namespace cann_debug::plugins::procfs_detail

@@ -1,0 +1,381 @@
+// roce sampler: cumulative RoCE counters -> rates (count/s, bytes/s) and deltas, from two kinds of NIC:
+//  - the on-die NIC of each Ascend NPU: dcmi_get_netdev_pkt_stats_info (libdcmi.so), or
+//    `hccn_tool -i N -stat -g` where DCMI is absent (PFC pause, CNP, ECN, retransmissions, PSN errors,
+//    bytes);
+//  - Linux RDMA devices (mlx5, ...): <root>/sys/class/infiniband/<nic>/ports/<n>/{counters,hw_counters}/*.
+#include "roce.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "ascend_console/metric_names.hpp"
+#include "cann_debug/messages.hpp"
+#include "dcmi/ascend_tools.hpp"
+#include "dcmi/dcmi_api.hpp"
+#include "dcmi/dcmi_calls.hpp"
+#include "rdma_sysfs.hpp"
+#include "sampler_support/counter_points.hpp"
+#include "sampler_support/interval_sampler.hpp"
+#include "sampler_support/run_command.hpp"
+#include "sampler_support/sysfs_files.hpp"
+
+namespace cann_debug::plugins {
+namespace {
+
+namespace ss = sampler_support;
+using dcmi::DcmiDevice;
+
+constexpr const char* kDefaultHccnTool = "hccn_tool";
+constexpr const char* kDriverHccnTool = "/usr/local/Ascend/driver/tools/hccn_tool";
+
+OptionSpec string_option(const char* name, const char* description, nlohmann::json default_value) {
+  return {.name = name,
+          .type = OptionType::kString,
+          .description = description,
+          .default_value = std::move(default_value),
+          .required = false,
+          .min = {},
+          .max = {},
+          .enum_values = {}};
+}
+
+Manifest make_manifest() {
+  Manifest m;
+  m.type = "roce";
+  m.kind = ComponentKind::kSampler;
+  m.version = "0.1.0";
+  m.stability = Stability::kAlpha;
+  m.description =
+      "Samples RoCE NIC counters once per interval and emits metric.batch/1 on port 'metrics'. Every "
+      "cumulative counter becomes a rate roce.port.<counter> (count/s, or bytes/s for byte counters) and a "
+      "change roce.port.<counter>.delta (count or bytes) from the second sample on; a counter that wraps is "
+      "counted across the wrap, one that was reset gives no point that sample. Ascend NPU NICs (labels "
+      "device, source_name = the driver's counter, priority for per-priority PFC): "
+      "dcmi_get_netdev_pkt_stats_info, or `hccn_tool -i N -stat -g` without DCMI, e.g. "
+      "roce.port.cnp_received, roce.port.cnp_sent, roce.port.ecn_marked, roce.port.retransmissions, "
+      "roce.port.err_psn, roce.port.pfc_sent, roce.port.pfc_received_by_priority, roce.port.mac_tx_bytes. "
+      "Linux RDMA devices (labels nic, port, source_name = the sysfs file): <root>/sys/class/infiniband/"
+      "<nic>/ports/<n>/counters and hw_counters, e.g. roce.port.tx_bytes / rx_bytes (bytes/s; "
+      "port_xmit_data and port_rcv_data count octets / 4), roce.port.tx_packets, roce.port.cnp_sent "
+      "(np_cnp_sent), roce.port.cnp_received (rp_cnp_handled), roce.port.ecn_marked, "
+      "roce.port.out_of_order, roce.port.ack_timeouts. Width of sysfs counters: 64-bit, or 32-bit while "
+      "both readings fit in 32 bits (legacy counters).";
+  m.outputs = {{"metrics", std::string(MetricBatch::type_id), "one batch of metric points per sample"}};
+  m.options = ss::interval_options();
+  m.options.push_back({.name = "ascend",
+                       .type = OptionType::kEnum,
+                       .description = "Ascend NPU NIC counters from dcmi (libdcmi.so), hccn_tool, auto (dcmi "
+                                      "when it loads, else hccn_tool when found, else none) or off",
+                       .default_value = "auto",
+                       .required = false,
+                       .min = {},
+                       .max = {},
+                       .enum_values = {"auto", "dcmi", "hccn_tool", "off"}});
+  m.options.push_back({.name = "rdma_sysfs",
+                       .type = OptionType::kBool,
+                       .description = "also read Linux RDMA counters under <root>/sys/class/infiniband",
+                       .default_value = true,
+                       .required = false,
+                       .min = {},
+                       .max = {},
+                       .enum_values = {}});
+  m.options.push_back(
+      string_option("root", "directory holding the sys and dev trees (tests use a fixture)", "/"));
+  m.options.push_back(string_option("library", "the DCMI library to dlopen", "libdcmi.so"));
+  m.options.push_back(string_option(
+      "hccn_tool", "the hccn_tool program (PATH, then /usr/local/Ascend/driver/tools/)", kDefaultHccnTool));
+  m.options.push_back({.name = "command_timeout",
+                       .type = OptionType::kDuration,
+                       .description = "how long one hccn_tool run may take before it is killed",
+                       .default_value = "5s",
+                       .required = false,
+                       .min = 1e6,
+                       .max = {},
+                       .enum_values = {}});
+  m.options.push_back({.name = "port",
+                       .type = OptionType::kInt,
+                       .description = "DCMI port_id of the NPU NIC (0 on Atlas A2)",
+                       .default_value = 0,
+                       .required = false,
+                       .min = 0,
+                       .max = 64,
+                       .enum_values = {}});
+  m.options.push_back({.name = "devices",
+                       .type = OptionType::kStringList,
+                       .description = "NPUs to sample (DCMI logical ids, or hccn_tool -i ids; default: every "
+                                      "NPU DCMI lists, or every <root>/dev/davinciN)",
+                       .default_value = nlohmann::json::array(),
+                       .required = false,
+                       .min = {},
+                       .max = {},
+                       .enum_values = {}});
+  m.concurrency = Concurrency::serial();
+  m.sample_yaml =
+      "# RoCE counters of the NPU NICs and of any RDMA NIC, as rates, once per second.\n"
+      "roce/nics:\n"
+      "  interval: 1s\n"
+      "  ascend: auto        # auto | dcmi | hccn_tool | off\n"
+      "  rdma_sysfs: true\n"
+      "  root: /\n";
+  return m;
+}
+
+bool wanted(const std::vector<std::string>& selection, const std::string& label) {
+  return selection.empty() || std::find(selection.begin(), selection.end(), label) != selection.end();
+}
+
+// ---- Ascend NPU NIC: DCMI ------------------------------------------------------------------------------
+
+class DcmiNic {
+ public:
+  bool open(const Config& config, std::string& reason) {
+    std::vector<DcmiDevice> all;
+    if (!lib_.open(config.str("library")) || !lib_.enumerate(all)) {
+      reason = lib_.error();
+      return false;
+    }
+    if (!lib_.api().get_netdev_pkt_stats_info) {
+      reason = fmt::format("{} does not export dcmi_get_netdev_pkt_stats_info", lib_.path());
+      return false;
+    }
+    port_ = static_cast<int>(config.integer("port"));
+    const auto selection = config.strings("devices");
+    devices_.clear();
+    for (auto& d : all)
+      if (wanted(selection, d.label)) devices_.push_back(d);
+    if (devices_.empty())
+      reason = fmt::format("none of the devices {} among the {} NPUs DCMI lists", selection, all.size());
+    return !devices_.empty();
+  }
+
+  void sample(const CorrelationKey& key, std::vector<MetricPoint>& out, dcmi::DcmiCalls& calls,
+              ss::CounterTracker& counters) {
+    const char* call = "dcmi_get_netdev_pkt_stats_info";
+    for (const auto& dev : devices_) {
+      dcmi::dcmi_network_pkt_stats_info stats{};
+      if (!calls.can_call(dev.label, call) ||
+          !calls.ok(dev.label, call,
+                    lib_.api().get_netdev_pkt_stats_info(dev.card, dev.device, port_, &stats)))
+        continue;
+      CorrelationKey k = key;
+      k.device = dev.logic_id;
+      for (const auto& field : dcmi::netdev_counter_fields()) {
+        const auto metric = ascend_console::hccn_counter_metric(field.name);
+        MetricPoint proto = ss::IntervalSampler::point(k, metric.name, metric.unit, 0, metric.labels);
+        proto.labels["device"] = dev.label;
+        proto.labels["source_name"] = field.name;
+        ss::add_counter_points(out, counters, fmt::format("npu/{}/{}", dev.label, field.name),
+                               stats.*field.member, 64, proto);
+      }
+    }
+  }
+
+ private:
+  dcmi::DcmiLibrary lib_;
+  std::vector<DcmiDevice> devices_;
+  int port_ = 0;
+};
+
+// ---- Ascend NPU NIC: hccn_tool -------------------------------------------------------------------------
+
+class HccnToolNic {
+ public:
+  bool open(const Config& config, std::string& reason) {
+    tool_ = config.str("hccn_tool");
+    timeout_ = std::chrono::milliseconds(config.duration_ns("command_timeout") / 1'000'000);
+    if (tool_ == kDefaultHccnTool && !ss::find_executable(tool_) && ss::find_executable(kDriverHccnTool))
+      tool_ = kDriverHccnTool;
+    if (reason = dcmi::tool_missing_reason(tool_); !reason.empty()) return false;
+    ids_.clear();
+    const auto selection = config.strings("devices");
+    if (!selection.empty()) {
+      for (const auto& s : selection) {
+        try {
+          ids_.push_back(std::stoi(s));
+        } catch (const std::exception&) {
+          reason = fmt::format("devices: '{}' is not an NPU id", s);
+          return false;
+        }
+      }
+    } else {
+      ids_ = dcmi::davinci_devices(config.str("root"));
+      if (ids_.empty())
+        reason = fmt::format("no NPU: no davinciN device in {}", ss::join_path(config.str("root"), "dev"));
+    }
+    return !ids_.empty();
+  }
+
+  void sample(const CorrelationKey& key, std::vector<MetricPoint>& out, dcmi::DcmiCalls& calls,
+              ss::CounterTracker& counters) {
+    for (int id : ids_) {
+      ascend_console::ConsoleContext ctx;
+      ctx.timestamp = key.timestamp_ns;
+      ctx.node = key.node_id;
+      ctx.device = id;
+      auto r = dcmi::run_hccn_tool(tool_, id, {"-stat", "-g"}, timeout_, ctx);
+      if (!r.ok) {
+        calls.skip(std::to_string(id), "hccn_tool -stat", "command failed", "; " + r.reason);
+        continue;
+      }
+      for (auto& cumulative : r.points) {
+        if (cumulative.value < 0) continue;
+        MetricPoint proto = std::move(cumulative);
+        proto.key = key;
+        proto.key.device = id;
+        const std::string counter_key = fmt::format(
+            "npu/{}/{}", id, proto.labels.count("source_name") ? proto.labels["source_name"] : proto.name);
+        ss::add_counter_points(out, counters, counter_key, static_cast<std::uint64_t>(proto.value), 64,
+                               proto);
+      }
+    }
+  }
+
+ private:
+  std::string tool_;
+  std::chrono::milliseconds timeout_{5000};
+  std::vector<int> ids_;
+};
+
+// ---- Linux RDMA sysfs ----------------------------------------------------------------------------------
+
+class RdmaSysfs {
+ public:
+  bool open(const Config& config, std::string& reason) {
+    root_ = config.str("root");
+    if (roce::rdma_counter_files(root_).empty()) {
+      reason = fmt::format("no RDMA port counters under {}", roce::rdma_class_dir(root_));
+      return false;
+    }
+    return true;
+  }
+
+  void sample(const CorrelationKey& key, std::vector<MetricPoint>& out, ss::CounterTracker& counters) {
+    // Listed every sample: NICs and ports come and go (driver reload, hot plug).
+    for (const auto& f : roce::rdma_counter_files(root_)) {
+      const auto metric = roce::rdma_counter_name(f.file);
+      if (metric.name.empty()) continue;
+      const auto value = ss::read_u64_file(f.path);
+      if (!value) continue;  // unreadable (some hw_counters need privileges) or not a number
+      const std::string counter_key = fmt::format("rdma/{}/{}/{}", f.nic, f.port, f.file);
+      MetricPoint proto =
+          ss::IntervalSampler::point(key, metric.name, metric.unit, 0, {{"nic", f.nic}, {"port", f.port}});
+      proto.labels["source_name"] = f.file;
+      const std::size_t before = out.size();
+      ss::add_counter_points(out, counters, counter_key, *value,
+                             ss::infer_counter_width(counters.previous(counter_key), *value), proto);
+      for (std::size_t i = before; i < out.size(); ++i) out[i].value *= metric.scale;
+    }
+  }
+
+ private:
+  std::string root_;
+};
+
+// ---- the sampler ---------------------------------------------------------------------------------------
+
+struct Sources {
+  std::unique_ptr<DcmiNic> dcmi;
+  std::unique_ptr<HccnToolNic> hccn;
+  std::unique_ptr<RdmaSysfs> sysfs;
+  bool any() const { return dcmi || hccn || sysfs; }
+};
+
+/// Opens what the configuration asks for; `reason` says what could not be opened and why.
+Sources open_sources(const Config& config, std::string& reason) {
+  Sources s;
+  std::vector<std::string> why;
+  const std::string ascend = config.str("ascend");
+  if (ascend == "auto" || ascend == "dcmi") {
+    std::string r;
+    s.dcmi = std::make_unique<DcmiNic>();
+    if (!s.dcmi->open(config, r)) {
+      s.dcmi.reset();
+      why.push_back("DCMI: " + r);
+    }
+  }
+  if ((ascend == "auto" && !s.dcmi) || ascend == "hccn_tool") {
+    std::string r;
+    s.hccn = std::make_unique<HccnToolNic>();
+    if (!s.hccn->open(config, r)) {
+      s.hccn.reset();
+      why.push_back("hccn_tool: " + r);
+    }
+  }
+  if (config.boolean("rdma_sysfs")) {
+    std::string r;
+    s.sysfs = std::make_unique<RdmaSysfs>();
+    if (!s.sysfs->open(config, r)) {
+      s.sysfs.reset();
+      why.push_back("RDMA sysfs: " + r);
+    }
+  }
+  reason = fmt::format("{}", fmt::join(why, "; "));
+  return s;
+}
+
+class RoceSampler final : public ss::IntervalSampler {
+ public:
+  RoceSampler(const CreateContext& ctx, const Config& config)
+      : IntervalSampler(ctx, config), config_(config) {}
+
+ protected:
+  void open() override {
+    calls_.clear();
+    calls_.set_logger(host() ? &host()->logger() : nullptr);
+    counters_.clear();
+    std::string reason;
+    sources_ = open_sources(config_, reason);
+    if (!sources_.any()) throw std::runtime_error("roce: nothing to sample: " + reason);
+    if (!reason.empty() && host()) host()->logger().info("roce: also not sampled: {}", reason);
+  }
+
+  void sample(const CorrelationKey& key, std::vector<MetricPoint>& out) override {
+    if (sources_.dcmi) sources_.dcmi->sample(key, out, calls_, counters_);
+    if (sources_.hccn) sources_.hccn->sample(key, out, calls_, counters_);
+    if (sources_.sysfs) sources_.sysfs->sample(key, out, counters_);
+    calls_.skipped().add_points(out, key);
+  }
+
+ private:
+  Config config_;
+  Sources sources_;
+  dcmi::DcmiCalls calls_;
+  ss::CounterTracker counters_;
+};
+
+class RoceFactory final : public SimpleFactory<RoceSampler> {
+ public:
+  using SimpleFactory::SimpleFactory;
+  Availability probe() const override {
+    std::vector<OptionIssue> issues;
+    return probe_config(resolve_config(manifest().options, nlohmann::json::object(), issues));
+  }
+  Availability probe_config(const Config& config) const override {
+    std::string reason;
+    const Sources s = open_sources(config, reason);
+    if (s.any()) return Availability::yes(reason.empty() ? "" : "partly: " + reason);
+    return Availability::no(reason.empty() ? "nothing enabled (ascend: off, rdma_sysfs: false)" : reason);
+  }
+  std::vector<ConfigProblem> validate(const Config& config) const override {
+    if (config.str("root").empty()) return {{"root", "must name a directory, got ''"}};
+    if (config.str("ascend") == "off" && !config.boolean("rdma_sysfs"))
+      return {{"", "ascend: off and rdma_sysfs: false leave nothing to sample"}};
+    return {};
+  }
+};
+
+}  // namespace
+
+const ComponentFactory& roce_factory() {
+  static const RoceFactory factory(make_manifest());
+  return factory;
+}
+
+}  // namespace cann_debug::plugins

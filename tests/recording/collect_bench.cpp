@@ -1,0 +1,339 @@
+// Benchmark of `cann-debug collect`: CPU overhead (user+sys seconds per wall second), RSS over time and
+// bytes per sample with every sampler at 10 ms on fixture trees and the fake vendor libraries, against a
+// baseline collector (procfs alone at 1 s) measured in the same run.
+//
+//   cann_debug_bench_collect [--seconds 600] [--interval 10ms] [--devices 8] [--baseline-seconds 60]
+//                            [--json FILE] [--smoke]
+//
+// Three collectors run one after the other: the baseline, every sampler recording every sample, and every
+// sampler with --compress. Each is sampled once a second from /proc/<pid>: steady CPU is measured from the
+// 5th second to the last, RSS growth as the least-squares slope from the 10th second on. --smoke (CI) runs
+// a few seconds each and asserts nothing: it proves the benchmark still runs.
+#include <fcntl.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+extern char** environ;
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace {
+
+const std::string kBinary = std::string(CANN_DEBUG_BINARY_DIR) + "/bin/cann-debug";
+const std::string kSource = CANN_DEBUG_SOURCE_DIR;
+
+struct ProcSample {
+  double t = 0;            // seconds since start
+  double cpu_seconds = 0;  // utime + stime
+  double rss_kib = 0;
+};
+
+std::optional<ProcSample> read_proc(pid_t pid, double t) {
+  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+  std::string text((std::istreambuf_iterator<char>(stat)), {});
+  const auto close = text.rfind(')');
+  if (close == std::string::npos) return std::nullopt;
+  std::istringstream rest(text.substr(close + 2));
+  std::string field;
+  std::vector<std::string> f;
+  while (rest >> field) f.push_back(field);
+  if (f.size() < 13) return std::nullopt;  // f[0] = state (field 3); utime = field 14 = f[11]
+  const double hz = static_cast<double>(::sysconf(_SC_CLK_TCK));
+  ProcSample s;
+  s.t = t;
+  s.cpu_seconds = (std::stod(f[11]) + std::stod(f[12])) / hz;
+  std::ifstream status("/proc/" + std::to_string(pid) + "/status");
+  std::string line;
+  while (std::getline(status, line))
+    if (line.rfind("VmRSS:", 0) == 0) s.rss_kib = std::stod(line.substr(6));
+  return s;
+}
+
+/// Least-squares slope of y over t (per second).
+double slope(const std::vector<ProcSample>& v, double from_t) {
+  double n = 0, st = 0, sy = 0, stt = 0, sty = 0;
+  for (const auto& s : v)
+    if (s.t >= from_t) {
+      n += 1;
+      st += s.t;
+      sy += s.rss_kib;
+      stt += s.t * s.t;
+      sty += s.t * s.rss_kib;
+    }
+  const double d = n * stt - st * st;
+  return n >= 3 && d > 0 ? (n * sty - st * sy) / d : 0.0;
+}
+
+struct RunResult {
+  std::string name;
+  double wall = 0, cpu_total = 0, cpu_steady = 0;  // cpu_* in cores (seconds per wall second)
+  double rss_start = 0, rss_end = 0, rss_max = 0, rss_slope_kib_per_min = 0;
+  json recording;
+  int exit_code = -1;
+};
+
+RunResult run_collector(const std::string& name, std::vector<std::string> args, double seconds,
+                        const fs::path& dir) {
+  RunResult r;
+  r.name = name;
+  args.insert(args.begin(), kBinary);
+  args.insert(args.end(), {"--duration", fmt::format("{}s", seconds), "--output",
+                           (dir / (name + ".cdr")).string(), "--progress", "never", "--json"});
+  std::vector<char*> argv;
+  for (auto& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  const auto out = (dir / (name + ".out")).string();
+  posix_spawn_file_actions_addopen(&actions, 1, out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  posix_spawn_file_actions_addopen(&actions, 2, (dir / (name + ".err")).c_str(), O_WRONLY | O_CREAT | O_TRUNC,
+                                   0644);
+  pid_t pid = 0;
+  const auto t0 = std::chrono::steady_clock::now();
+  if (posix_spawn(&pid, argv[0], &actions, nullptr, argv.data(), environ) != 0) {
+    fmt::print(stderr, "cannot start {}\n", kBinary);
+    return r;
+  }
+  posix_spawn_file_actions_destroy(&actions);
+  std::vector<ProcSample> samples;
+  int status = 0;
+  rusage usage{};
+  for (int tick = 1;; ++tick) {
+    const auto next = t0 + std::chrono::seconds(tick);
+    while (std::chrono::steady_clock::now() < next) {
+      if (wait4(pid, &status, WNOHANG, &usage) == pid) goto done;
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    const double t = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    if (auto s = read_proc(pid, t)) samples.push_back(*s);
+  }
+done:
+  r.wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  r.cpu_total = (static_cast<double>(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) +
+                 static_cast<double>(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) * 1e-6) /
+                r.wall;
+  // Steady state: from the 5th second (plugins loaded, first chunks written) to the last reading.
+  const ProcSample* first = nullptr;
+  for (const auto& s : samples)
+    if (s.t >= std::min(5.0, seconds / 2)) {
+      first = &s;
+      break;
+    }
+  if (first && samples.back().t > first->t)
+    r.cpu_steady = (samples.back().cpu_seconds - first->cpu_seconds) / (samples.back().t - first->t);
+  for (const auto& s : samples) r.rss_max = std::max(r.rss_max, s.rss_kib);
+  if (first) r.rss_start = first->rss_kib;
+  if (!samples.empty()) r.rss_end = samples.back().rss_kib;
+  r.rss_slope_kib_per_min = 60.0 * slope(samples, std::min(10.0, seconds / 2));
+  std::ifstream summary(out);
+  const json j = json::parse(summary, nullptr, false);
+  if (!j.is_discarded() && j.contains("recording")) r.recording = j["recording"];
+  if (r.exit_code != 0) {
+    std::ifstream err(dir / (name + ".err"));
+    fmt::print(stderr, "{} failed (exit {}):\n{}\n", name, r.exit_code,
+               std::string((std::istreambuf_iterator<char>(err)), {}));
+  }
+  return r;
+}
+
+/// Scripts for the fake libdcmi.so and libnvidia-ml.so: `devices` NPUs and GPUs under steady load with
+/// small noise, one incident every 100 s on device 1.
+void write_scripts(const fs::path& dir, int devices, int incidents_every_calls) {
+  json dcmi = {{"devices", json::array()}};
+  json nvml = {{"devices", json::array()}};
+  for (int d = 0; d < devices; ++d) {
+    json anomalies = json::array();
+    if (d == 1)
+      for (int k = incidents_every_calls; k < 1'000'000; k += incidents_every_calls)
+        anomalies.push_back({{"from", k}, {"to", k + 50}, {"value", 3}});
+    auto steady = [&](double base, double noise, int seed, json a = json::array()) {
+      return json{{"base", base}, {"noise", noise}, {"seed", seed + 17 * d}, {"anomalies", std::move(a)}};
+    };
+    json v = {{"utilization.2", steady(85, 2, 1, anomalies)},
+              {"utilization.3", steady(10, 1, 2)},
+              {"utilization.12", steady(60, 2, 3)},
+              {"power", steady(2800, 30, 4)},
+              {"temperature", steady(55, 0.4, 5)},
+              {"frequency.7", 1800},
+              {"frequency.9", 1800},
+              {"hbm.memory_size", 65536},
+              {"hbm.memory_usage", steady(30000, 100, 6)},
+              {"hbm.freq", 1600},
+              {"hbm.temp", 50},
+              {"hbm.bandwith_util_rate", steady(40, 2, 7)},
+              {"health", 0}};
+    for (int link = 0; link < 7; ++link) {
+      v[fmt::format("hccs.tx_bandwidth.{}", link)] = steady(20, 0.3, 10 + link);
+      v[fmt::format("hccs.rx_bandwidth.{}", link)] = steady(20, 0.3, 20 + link);
+      v[fmt::format("hccs.tx_cnt.{}", link)] = {{"base", 0}, {"per_second", 1e7}};
+      v[fmt::format("hccs.rx_cnt.{}", link)] = {{"base", 0}, {"per_second", 1e7}};
+    }
+    for (const char* c :
+         {"roce_rx_all_pkt_num", "roce_tx_all_pkt_num", "mac_tx_total_oct_num", "mac_rx_total_oct_num"})
+      v[std::string("netdev.") + c] = {{"base", 0}, {"per_second", 5e6}};
+    dcmi["devices"].push_back({{"card", d}, {"device", 0}, {"logic_id", d}, {"values", v}});
+    nvml["devices"].push_back({{"name", "Fake H100"},
+                               {"metrics",
+                                {{"utilization.gpu", steady(90, 2, 30, anomalies)},
+                                 {"utilization.memory", steady(50, 2, 31)},
+                                 {"memory.total", 85899345920.0},
+                                 {"memory.used", steady(40e9, 1e8, 32)},
+                                 {"power", steady(550000, 5000, 33)},
+                                 {"clock.sm", 1980},
+                                 {"temperature", steady(60, 0.5, 34)},
+                                 {"pcie.tx", steady(2e6, 1e4, 35)},
+                                 {"pcie.rx", steady(2e6, 1e4, 36)},
+                                 {"nvlink.tx", {{"base", 0}, {"per_second", 1e8}}},
+                                 {"nvlink.rx", {{"base", 0}, {"per_second", 1e8}}}}}});
+  }
+  std::ofstream(dir / "dcmi.json") << dcmi.dump(1);
+  std::ofstream(dir / "nvml.json") << nvml.dump(1);
+}
+
+void print(const RunResult& r, const RunResult* base) {
+  const json rec = r.recording.is_object() ? r.recording : json::object();
+  const double samples = rec.value("samples_total", 0.0);
+  fmt::print(
+      "{:<12} exit {:>3}  wall {:>6.1f} s  cpu steady {:>6.3f}% of a core (total {:>6.3f}%){}  rss {:.0f} -> "
+      "{:.0f} KiB (max {:.0f}, slope {:+.1f} KiB/min)  {:.0f} samples, {:.3f} bytes/sample, {} bytes, "
+      "retained {:.2f}%\n",
+      r.name, r.exit_code, r.wall, 100 * r.cpu_steady, 100 * r.cpu_total,
+      base && base->cpu_steady > 0 ? fmt::format(" = {:.1f}x baseline", r.cpu_steady / base->cpu_steady) : "",
+      r.rss_start, r.rss_end, r.rss_max, r.rss_slope_kib_per_min, samples, rec.value("bytes_per_sample", 0.0),
+      rec.value("file_bytes", 0), 100 * rec.value("retained_share", 1.0));
+}
+
+json to_json(const RunResult& r) {
+  return {{"name", r.name},
+          {"exit_code", r.exit_code},
+          {"wall_s", r.wall},
+          {"cpu_cores_steady", r.cpu_steady},
+          {"cpu_cores_total", r.cpu_total},
+          {"rss_kib_start", r.rss_start},
+          {"rss_kib_end", r.rss_end},
+          {"rss_kib_max", r.rss_max},
+          {"rss_slope_kib_per_min", r.rss_slope_kib_per_min},
+          {"recording", r.recording}};
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  double seconds = 600, baseline_seconds = 60;
+  std::string interval = "10ms", json_path;
+  int devices = 8;
+  bool smoke = false;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    auto value = [&]() -> std::string { return i + 1 < argc ? argv[++i] : ""; };
+    if (a == "--seconds")
+      seconds = std::stod(value());
+    else if (a == "--baseline-seconds")
+      baseline_seconds = std::stod(value());
+    else if (a == "--interval")
+      interval = value();
+    else if (a == "--devices")
+      devices = std::stoi(value());
+    else if (a == "--json")
+      json_path = value();
+    else if (a == "--smoke")
+      smoke = true;
+    else {
+      fmt::print(stderr,
+                 "usage: {} [--seconds S] [--baseline-seconds S] [--interval D] [--devices N] [--json FILE] "
+                 "[--smoke]\n",
+                 argv[0]);
+      return 2;
+    }
+  }
+  if (smoke) seconds = baseline_seconds = 3;
+  const fs::path dir = fs::temp_directory_path() / fmt::format("cann_debug_bench_collect_{}", ::getpid());
+  fs::create_directories(dir);
+  write_scripts(dir, devices, 10'000);  // 10 ms interval: an incident every 100 s
+  // One host tree: /proc/stat, meminfo, loadavg (procfs fixture) with a process and network interfaces.
+  const fs::path host = dir / "host";
+  const auto copy = fs::copy_options::recursive | fs::copy_options::overwrite_existing;
+  fs::copy(kSource + "/tests/data/procfs/t0", host, copy);
+  fs::copy(kSource + "/tests/data/procfs_host/t0", host, copy);
+  ::setenv("CANN_DEBUG_FAKE_DCMI_SCRIPT", (dir / "dcmi.json").c_str(), 1);
+  ::setenv("CANN_DEBUG_FAKE_NVML_SCRIPT", (dir / "nvml.json").c_str(), 1);
+
+  const std::vector<std::string> all = {"collect",
+                                        "--sources",
+                                        "procfs,ddr,ascend_chip,hccs,roce,nvml",
+                                        "--interval",
+                                        interval,
+                                        "--set",
+                                        "procfs.root=" + host.string(),
+                                        "--set",
+                                        "procfs.pid=4242",
+                                        "--set",
+                                        "ddr.root=" + kSource + "/tests/data/ddr/t0",
+                                        "--set",
+                                        "ddr.backends=[resctrl,meminfo,dcmi]",
+                                        "--set",
+                                        std::string("ddr.dcmi_library=") + FAKE_DCMI_LIBRARY,
+                                        "--set",
+                                        std::string("ascend_chip.library=") + FAKE_DCMI_LIBRARY,
+                                        "--set",
+                                        std::string("hccs.library=") + FAKE_DCMI_LIBRARY,
+                                        "--set",
+                                        "hccs.bandwidth_window=1ms",
+                                        "--set",
+                                        "roce.root=" + kSource + "/tests/data/samplers/roce",
+                                        "--set",
+                                        std::string("roce.library=") + FAKE_DCMI_LIBRARY,
+                                        "--set",
+                                        std::string("nvml.library=") + FAKE_NVML_LIBRARY};
+  auto compressed = all;
+  compressed.push_back("--compress");
+
+  fmt::print(
+      "collect benchmark: {} s per run, interval {}, {} NPUs + {} GPUs (fake libraries), fixture trees\n",
+      seconds, interval, devices, devices);
+  const RunResult base = run_collector(
+      "baseline",
+      {"collect", "--sources", "procfs", "--interval", "1s", "--set", "procfs.root=" + host.string()},
+      baseline_seconds, dir);
+  print(base, nullptr);
+  const RunResult raw = run_collector("all_raw", all, seconds, dir);
+  print(raw, &base);
+  const RunResult kept = run_collector("all_compress", compressed, seconds, dir);
+  print(kept, &base);
+  const double raw_bytes = raw.recording.is_object() ? raw.recording.value("file_bytes", 0.0) : 0.0;
+  const double kept_bytes = kept.recording.is_object() ? kept.recording.value("file_bytes", 0.0) : 0.0;
+  if (raw_bytes > 0)
+    fmt::print("--compress: {:.1f}% smaller than recording every sample ({} vs {} bytes)\n",
+               100.0 * (1.0 - kept_bytes / raw_bytes), kept_bytes, raw_bytes);
+  if (!json_path.empty())
+    std::ofstream(json_path) << json{{"seconds", seconds},
+                                     {"interval", interval},
+                                     {"devices", devices},
+                                     {"runs", {to_json(base), to_json(raw), to_json(kept)}},
+                                     {"compress_size_ratio", raw_bytes > 0 ? kept_bytes / raw_bytes : 0.0}}
+                                    .dump(2);
+  fs::remove_all(dir);
+  const bool ran = base.exit_code == 0 && raw.exit_code == 0 && kept.exit_code == 0;
+  if (!ran)
+    fmt::print(stderr, "a collector failed (exit codes {}, {}, {})\n", base.exit_code, raw.exit_code,
+               kept.exit_code);
+  return ran ? 0 : 1;
+}

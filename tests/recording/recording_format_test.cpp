@@ -1,0 +1,153 @@
+// The recording format: what is written reads back exactly; a file cut short (kill -9) reads up to its
+// last complete chunk; damage and foreign files are errors that name the byte offset.
+#include <gtest/gtest.h>
+
+#include <unistd.h>
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "recording/recording_reader.hpp"
+#include "recording/recording_writer.hpp"
+
+namespace fs = std::filesystem;
+using namespace cann_debug;
+using namespace cann_debug::plugins::recording;
+
+namespace {
+
+class RecordingFormat : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() / ("cdr_format_" + std::to_string(::getpid()) + "_" +
+                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  static MetricPoint point(std::string name, std::string unit, Labels labels, std::int32_t device = -1) {
+    MetricPoint p;
+    p.name = std::move(name);
+    p.unit = std::move(unit);
+    p.labels = std::move(labels);
+    p.key.node_id = "node-a";
+    p.key.device = device;
+    return p;
+  }
+
+  /// `n` samples of two series 10 ms apart starting at t0, chunks of ~`chunk` bytes.
+  std::string write(std::size_t n, std::size_t chunk, bool close = true) {
+    const auto path = (dir_ / "run.cdr").string();
+    WriterOptions o;
+    o.chunk_bytes = chunk;
+    o.flush_interval_ns = 1'000'000'000'000;  // size-driven only
+    o.meta = {{"command", "test"}};
+    auto w = std::make_unique<RecordingWriter>(path, o);
+    const auto util = w->series_of(point("npu.aicore.utilization", "ratio", {{"device", "0"}}, 0));
+    const auto power = w->series_of(point("npu.power", "watts", {{"device", "0"}}, 0));
+    for (std::size_t i = 0; i < n; ++i)
+      w->add_sample(kT0 + static_cast<TimestampNs>(i) * 10'000'000,
+                    {{util, 0.5 + 0.001 * static_cast<double>(i)}, {power, 100.0 + static_cast<double>(i)}});
+    if (close) {
+      w->close({{"why", "done"}});
+    } else {
+      w->flush();
+      w.release();  // never closed: like a process killed after its last flush
+    }
+    return path;
+  }
+
+  static std::vector<MetricPoint> read_all(RecordingReader& r) {
+    std::vector<MetricPoint> out;
+    while (auto c = r.next())
+      for (auto& p : c->points) out.push_back(std::move(p));
+    return out;
+  }
+
+  static constexpr TimestampNs kT0 = 1'764'000'000'000'000'000;
+  fs::path dir_;
+};
+
+TEST_F(RecordingFormat, WhatIsWrittenReadsBackExactly) {
+  const auto path = write(5000, 16 * 1024);
+  RecordingReader r(path);
+  EXPECT_TRUE(r.closed_cleanly());
+  EXPECT_EQ(r.header().meta.at("command"), "test");
+  EXPECT_GT(r.index().at("chunks").size(), 3u) << "small chunks: the data spans several";
+  EXPECT_EQ(r.index().at("totals").at("samples"), 10000);
+  EXPECT_EQ(r.index().at("closing").at("why"), "done");
+  const auto points = read_all(r);
+  ASSERT_EQ(points.size(), 10000u);
+  for (std::size_t i = 0; i < 5000; ++i) {
+    const auto& u = points[2 * i];
+    const auto& p = points[2 * i + 1];
+    ASSERT_EQ(u.key.timestamp_ns, kT0 + static_cast<TimestampNs>(i) * 10'000'000);
+    ASSERT_EQ(u.name, "npu.aicore.utilization");
+    ASSERT_EQ(u.unit, "ratio");
+    ASSERT_DOUBLE_EQ(u.value, 0.5 + 0.001 * static_cast<double>(i));
+    ASSERT_EQ(p.name, "npu.power");
+    ASSERT_DOUBLE_EQ(p.value, 100.0 + static_cast<double>(i));
+  }
+  EXPECT_EQ(points[0].labels.at("device"), "0");
+  EXPECT_EQ(points[0].key.node_id, "node-a");
+  EXPECT_EQ(points[0].key.device, 0);
+  ASSERT_EQ(r.series().size(), 2u);
+}
+
+TEST_F(RecordingFormat, SamplesCompressWellBelowTheirRawSize) {
+  const auto path = write(20000, 256 * 1024);
+  // 40000 values of 8 bytes plus their timestamps: the file must be far smaller than 16 bytes a value.
+  EXPECT_LT(fs::file_size(path), 40000u * 16u / 2u);
+}
+
+TEST_F(RecordingFormat, AFileNeverClosedReadsUpToItsLastCompleteChunk) {
+  const auto path = write(5000, 16 * 1024, /*close=*/false);
+  const auto full = fs::file_size(path);
+  {
+    RecordingReader r(path);
+    EXPECT_FALSE(r.closed_cleanly());
+    EXPECT_EQ(read_all(r).size(), 10000u) << "every flushed chunk is there";
+    EXPECT_NE(r.recovery_note().find("not closed cleanly"), std::string::npos);
+  }
+  // Cut inside the last chunk (a crash in the middle of a write): everything before it still reads.
+  fs::resize_file(path, full - 100);
+  RecordingReader r(path);
+  const auto points = read_all(r);
+  EXPECT_GT(points.size(), 5000u);
+  EXPECT_LT(points.size(), 10000u);
+  EXPECT_EQ(points.size() % 2, 0u) << "whole samples only";
+  EXPECT_NE(r.recovery_note().find("incomplete"), std::string::npos) << r.recovery_note();
+}
+
+TEST_F(RecordingFormat, ADamagedChunkOfAClosedFileIsAnErrorNamingItsOffset) {
+  const auto path = write(3000, 16 * 1024);
+  RecordingReader probe(path);
+  const auto second = probe.index().at("chunks").at(1).at(0).get<std::uint64_t>();
+  {
+    std::fstream f(path, std::ios::in | std::ios::out | std::ios::binary);
+    f.seekp(static_cast<std::streamoff>(second + 60));
+    f.put('\x55').put('\xaa').put('\x55');
+  }
+  RecordingReader r(path);
+  ASSERT_TRUE(r.next().has_value()) << "the first chunk is intact";
+  try {
+    r.next();
+    FAIL() << "expected an error";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("byte " + std::to_string(second)), std::string::npos) << e.what();
+  }
+}
+
+TEST_F(RecordingFormat, AForeignFileIsRefusedAtByteZero) {
+  const auto path = dir_ / "trace.json";
+  std::ofstream(path) << "{\"traceEvents\": []}\n";
+  try {
+    RecordingReader r(path.string());
+    FAIL() << "expected an error";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("byte 0"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find(path.string()), std::string::npos) << e.what();
+  }
+}
+
+}  // namespace
