@@ -105,7 +105,7 @@ bool delivered_anything(const FileStats& s) {
 }  // namespace
 
 FileStats read_with(const host::ComponentEntry& reader, const std::string& path, DriverContext& ctx,
-                    const EventBatchHandler& on_events) {
+                    const EventBatchHandler& on_events, const nlohmann::json& options) {
   FileStats s;
   s.path = path;
   s.reader = reader.manifest().type;
@@ -126,7 +126,9 @@ FileStats read_with(const host::ComponentEntry& reader, const std::string& path,
   });
   std::unique_ptr<Component> component;
   try {
-    component = reader.factory->create(CreateContext{id, &services}, configure(reader, {{"path", path}}));
+    nlohmann::json raw = options.is_object() ? options : nlohmann::json::object();
+    raw["path"] = path;
+    component = reader.factory->create(CreateContext{id, &services}, configure(reader, raw));
     if (!component) throw std::runtime_error("the factory of '" + s.reader + "' returned no component");
     component->start();
     while (true) {

@@ -27,10 +27,11 @@ struct DriverContext {
 /// Called with every event.batch/1 envelope a reader emits.
 using EventBatchHandler = std::function<void(const Envelope&)>;
 
-/// Reads `path` with `reader` (its `path` option set, every other option at its default) to the end or to
-/// its first error, counting what it emits; event batches also go to `on_events`.
+/// Reads `path` with `reader` (its `path` option set, `options` over the defaults of the others) to the end
+/// or to its first error, counting what it emits; event batches also go to `on_events`.
 FileStats read_with(const host::ComponentEntry& reader, const std::string& path, DriverContext& ctx,
-                    const EventBatchHandler& on_events);
+                    const EventBatchHandler& on_events,
+                    const nlohmann::json& options = nlohmann::json::object());
 
 /// An hta_metrics component fed event batches; finish() flushes it and returns its feature sets.
 class HtaAccumulator {

@@ -6,6 +6,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <iterator>
 #include <stdexcept>
 
 #include <fmt/format.h>
@@ -69,7 +70,8 @@ std::uint64_t RecordingWriter::series_of(const MetricPoint& point) {
   key_scratch_.append(point.unit).push_back('\0');
   for (const auto& [k, v] : point.labels) key_scratch_.append(k).append("=").append(v).push_back('\0');
   key_scratch_.push_back('\x01');
-  key_scratch_.append(point.key.node_id).append(fmt::format("/{}/{}", point.key.rank, point.key.device));
+  key_scratch_.append(point.key.node_id);
+  fmt::format_to(std::back_inserter(key_scratch_), "/{}/{}", point.key.rank, point.key.device);
   if (auto it = ids_.find(key_scratch_); it != ids_.end()) return it->second;
 
   SeriesInfo info;

@@ -6,8 +6,8 @@
 
 #include <chrono>
 #include <cstdint>
-#include <map>
 #include <string>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -78,7 +78,7 @@ class RecordingWriter {
   std::string path_;
   WriterOptions options_;
   int fd_ = -1;
-  std::map<std::string, std::uint64_t> ids_;
+  std::unordered_map<std::string, std::uint64_t> ids_;  // series key (name, unit, labels, key) -> id
   std::vector<SeriesInfo> series_;
   std::string chunk_;  // encoded records of the chunk being filled
   std::string key_scratch_;

@@ -32,7 +32,8 @@ Manifest make_manifest() {
       "metadata, chunks, series, samples kept and summarised, retained share, bytes per sample). A file "
       "whose "
       "writer was killed has no index: it is read up to its last complete chunk and the record says where "
-      "reading stopped; a damaged chunk of a closed file is an error naming its byte offset.";
+      "reading stopped; with summary_only, only that record (from the index of a closed file). A damaged "
+      "chunk of a closed file is an error naming its byte offset.";
   m.outputs = {{"metrics", std::string(MetricBatch::type_id), "the recorded samples, one batch per chunk"},
                {"records", std::string(RecordBatch::type_id), "one record describing the recording"}};
   m.options = {
@@ -45,6 +46,16 @@ Manifest make_manifest() {
        .min = {},
        .max = {},
        .enum_values = {"mean", "min_max", "skip"}},
+      {.name = "summary_only",
+       .type = OptionType::kBool,
+       .description =
+           "emit only the record describing the recording (from the index when the file was closed "
+           "cleanly, without decoding its chunks)",
+       .default_value = false,
+       .required = false,
+       .min = {},
+       .max = {},
+       .enum_values = {}},
       readers::optional_option(),
   };
   m.concurrency = Concurrency::serial();
@@ -58,7 +69,8 @@ Manifest make_manifest() {
 
 class RecordingSource final : public readers::ItemSource {
  public:
-  RecordingSource(const std::string& path, std::string summaries) : summaries_(std::move(summaries)) {
+  RecordingSource(const std::string& path, std::string summaries, bool summary_only)
+      : summaries_(std::move(summaries)), summary_only_(summary_only) {
     try {
       reader_.emplace(path);
     } catch (const std::exception& e) {
@@ -68,6 +80,17 @@ class RecordingSource final : public readers::ItemSource {
 
   bool next(readers::Items& out, std::size_t /*max_items*/) override {
     if (done_) return false;
+    if (summary_only_ && reader_->closed_cleanly()) {
+      const auto& t = reader_->index().at("totals");
+      totals_.chunks = t.value("chunks", std::uint64_t{0});
+      totals_.samples = t.value("samples", std::uint64_t{0});
+      totals_.summaries = t.value("summaries", std::uint64_t{0});
+      totals_.represented = t.value("represented", std::uint64_t{0});
+      totals_.first_ns = t.value("first_ns", kNoTimestamp);
+      totals_.last_ns = t.value("last_ns", kNoTimestamp);
+      finish(out);
+      return false;
+    }
     std::optional<DecodedChunk> chunk;
     try {
       chunk = reader_->next();
@@ -75,25 +98,21 @@ class RecordingSource final : public readers::ItemSource {
       throw readers::ParseError(e.what());
     }
     if (!chunk) {
-      Record r;
-      r.fields = recording::recording_summary(*reader_, totals_);
-      if (totals_.first_ns != kNoTimestamp) r.key.timestamp_ns = totals_.first_ns;
-      out.records.push_back(std::move(r));
-      done_ = true;
+      finish(out);
       return false;
     }
     ++totals_.chunks;
     totals_.samples += chunk->points.size();
     for (auto& p : chunk->points) {
       span(p.key.timestamp_ns);
-      out.metrics.push_back(std::move(p));
+      if (!summary_only_) out.metrics.push_back(std::move(p));
     }
     for (const auto& s : chunk->summaries) {
       ++totals_.summaries;
       totals_.represented += s.count;
       span(s.start_ns);
       span(s.end_ns);
-      if (summaries_ == "skip") continue;
+      if (summaries_ == "skip" || summary_only_) continue;
       const auto& series = reader_->series()[s.series];
       auto point = [&](TimestampNs ts, double value) {
         MetricPoint p;
@@ -119,12 +138,21 @@ class RecordingSource final : public readers::ItemSource {
   }
 
  private:
+  void finish(readers::Items& out) {
+    Record r;
+    r.fields = recording::recording_summary(*reader_, totals_);
+    if (totals_.first_ns != kNoTimestamp) r.key.timestamp_ns = totals_.first_ns;
+    out.records.push_back(std::move(r));
+    done_ = true;
+  }
+
   void span(TimestampNs ts) {
     if (totals_.first_ns == kNoTimestamp || ts < totals_.first_ns) totals_.first_ns = ts;
     if (totals_.last_ns == kNoTimestamp || ts > totals_.last_ns) totals_.last_ns = ts;
   }
 
   std::string summaries_;
+  bool summary_only_ = false;
   std::optional<RecordingReader> reader_;
   recording::ReadTotals totals_;
   bool done_ = false;
@@ -134,7 +162,8 @@ readers::ReaderSpec make_spec() {
   readers::ReaderSpec spec;
   spec.manifest = make_manifest();
   spec.open = [](const readers::ReaderContext& ctx) -> std::unique_ptr<readers::ItemSource> {
-    return std::make_unique<RecordingSource>(ctx.path, ctx.config.str("summaries"));
+    return std::make_unique<RecordingSource>(ctx.path, ctx.config.str("summaries"),
+                                             ctx.config.boolean("summary_only"));
   };
   spec.sniff = [](const SniffInput& input) {
     if (input.is_directory) return 0;
