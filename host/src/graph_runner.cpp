@@ -307,6 +307,12 @@ struct GraphRunner::Impl {
     }
   }
 
+  bool consumers_lightweight() const {
+    for (const auto& node : nodes)
+      if (!node->source && node->manifest->concurrency.mode != Concurrency::Mode::kLightweight) return false;
+    return true;
+  }
+
   std::vector<NodeStats> snapshot() const {
     std::vector<NodeStats> out;
     for (const auto& node : nodes)
@@ -363,10 +369,11 @@ struct GraphRunner::Impl {
         std::thread progress;
         if (options.on_progress)
           progress = std::thread([this, t0, &sources_done] { progress_loop(t0, sources_done); });
-        // While sources run, this thread only waits for them: TBB workers run the nodes. Waiting inside
-        // wait_for_all instead would make this thread spin and yield between every message (a collector at
-        // 10 ms then costs half a core). With a single hardware thread there is no worker, so it must help.
-        if (oneapi::tbb::info::default_concurrency() > 1)
+        // When every consumer is lightweight (runs in its producer's thread, as in `collect`), this thread
+        // has nothing to help with: it waits for the sources instead of inside wait_for_all, where it would
+        // spin and yield between messages. Otherwise it stays a worker of the graph (with one hardware
+        // thread it is the only one).
+        if (consumers_lightweight() && oneapi::tbb::info::default_concurrency() > 1)
           for (auto& t : threads) t.join();
         wait_graph();  // returns once every source released its wait and the graph is idle
         for (auto& t : threads)
