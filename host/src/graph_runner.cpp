@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <chrono>
 #include <mutex>
+#include <optional>
 #include <thread>
 
 #include "host_services_impl.hpp"
@@ -271,17 +272,24 @@ struct GraphRunner::Impl {
   void source_loop(Node& node, Clock::time_point deadline) {
     const bool has_deadline = options.duration_ns > 0;
     std::uint64_t polls = 0;
+    std::optional<Clock::time_point> tick;  // this source's schedule: polls `wait` apart, not `wait` after
     while (!cancelled.load(std::memory_order_relaxed) && interrupt_level() == 0 &&
            !(has_deadline && Clock::now() >= deadline)) {
       PollResult r = PollResult::kDone;
       bool ok = true;
+      const auto started = Clock::now();
       timed(node, polls++,
             [&] { ok = guarded(node, "poll", [&] { r = node.component->poll(*node.emitter); }); });
       if (!ok || r == PollResult::kDone) break;
       if (r == PollResult::kIdle) {
         std::int64_t wait = node.component->idle_interval_ns();
         if (wait <= 0) wait = options.idle_interval_ns;
-        auto until = Clock::now() + std::chrono::nanoseconds(wait);
+        // Fixed rate: a sampler at 10 ms polls 100 times a second however long a poll takes. A source
+        // more than one interval behind (a slow poll, a stopped machine) restarts its schedule instead of
+        // polling in a burst to catch up.
+        const auto period = std::chrono::nanoseconds(wait);
+        tick = !tick || *tick + period < started ? started + period : *tick + period;
+        auto until = *tick;
         if (has_deadline) until = std::min(until, deadline);
         while (Clock::now() < until && !cancelled.load(std::memory_order_relaxed) && interrupt_level() == 0)
           std::this_thread::sleep_for(

@@ -16,17 +16,14 @@
 namespace cann_debug::plugins::recording {
 namespace {
 
-std::string zstd_compress(std::string_view raw, int level) {
-  ZSTD_CCtx* cctx = ZSTD_createCCtx();
-  ZSTD_CCtx_setParameter(cctx, ZSTD_c_compressionLevel, level);
-  ZSTD_CCtx_setParameter(cctx, ZSTD_c_checksumFlag, 1);
-  std::string out(ZSTD_compressBound(raw.size()), '\0');
+/// Compresses `raw` into `out` (reused: one compression context and one output buffer for the life of
+/// the writer, so a long collection allocates nothing per chunk and its memory stays flat).
+void zstd_compress(ZSTD_CCtx* cctx, std::string_view raw, std::string& out) {
+  out.resize(ZSTD_compressBound(raw.size()));
   const std::size_t n = ZSTD_compress2(cctx, out.data(), out.size(), raw.data(), raw.size());
-  ZSTD_freeCCtx(cctx);
   if (ZSTD_isError(n))
     throw std::runtime_error(std::string("zstd compression failed: ") + ZSTD_getErrorName(n));
   out.resize(n);
-  return out;
 }
 
 nlohmann::json key_without_time(const CorrelationKey& key) {
@@ -41,6 +38,10 @@ nlohmann::json key_without_time(const CorrelationKey& key) {
 
 RecordingWriter::RecordingWriter(std::string path, WriterOptions options)
     : path_(std::move(path)), options_(std::move(options)) {
+  cctx_.reset(ZSTD_createCCtx());
+  if (!cctx_) throw std::runtime_error(fmt::format("{}: cannot create a zstd compression context", path_));
+  ZSTD_CCtx_setParameter(cctx_.get(), ZSTD_c_compressionLevel, options_.zstd_level);
+  ZSTD_CCtx_setParameter(cctx_.get(), ZSTD_c_checksumFlag, 1);
   fd_ = ::open(path_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd_ < 0)
     throw std::runtime_error(fmt::format("{}: cannot create the recording: {}", path_, std::strerror(errno)));
@@ -54,6 +55,10 @@ RecordingWriter::RecordingWriter(std::string path, WriterOptions options)
   w.u32(static_cast<std::uint32_t>(meta.size()));
   w.bytes(meta);
   write_all(header);
+}
+
+void RecordingWriter::CCtxFree::operator()(ZSTD_CCtx_s* c) const {
+  ZSTD_freeCCtx(c);
 }
 
 RecordingWriter::~RecordingWriter() {
@@ -174,7 +179,8 @@ void RecordingWriter::maybe_flush() {
 void RecordingWriter::flush() {
   write_pending();
   if (chunk_.empty() || fd_ < 0) return;
-  const std::string frame = zstd_compress(chunk_, options_.zstd_level);
+  zstd_compress(cctx_.get(), chunk_, frame_);
+  const std::string& frame = frame_;
   std::string block;
   block.reserve(kChunkHeaderSize + frame.size());
   ByteWriter w(block);
@@ -226,7 +232,8 @@ void RecordingWriter::close(const nlohmann::json& closing_meta) {
                                {"labels", s.labels},
                                {"key", key_without_time(s.key)}});
   const std::string raw = index.dump();
-  const std::string frame = zstd_compress(raw, options_.zstd_level);
+  zstd_compress(cctx_.get(), raw, frame_);
+  const std::string& frame = frame_;
   std::string block;
   ByteWriter w(block);
   const std::uint64_t index_offset = totals_.file_bytes;

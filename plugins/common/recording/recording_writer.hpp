@@ -6,12 +6,15 @@
 
 #include <chrono>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <unordered_map>
 #include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
+
+struct ZSTD_CCtx_s;
 
 #include "recording/recording_format.hpp"
 
@@ -75,8 +78,14 @@ class RecordingWriter {
   void opened();
   void write_pending();
 
+  struct CCtxFree {
+    void operator()(ZSTD_CCtx_s* c) const;
+  };
+
   std::string path_;
   WriterOptions options_;
+  std::unique_ptr<ZSTD_CCtx_s, CCtxFree> cctx_;
+  std::string frame_;  // compressed chunk, reused
   int fd_ = -1;
   std::unordered_map<std::string, std::uint64_t> ids_;  // series key (name, unit, labels, key) -> id
   std::vector<SeriesInfo> series_;
