@@ -2,10 +2,15 @@
 
 namespace cann_debug::plugins::sampler_support {
 
+std::int64_t read_clock_ns(HostServices* host) {
+  return host ? host->now_ns() : wall_clock_ns();
+}
+
 CounterDelta add_counter_points(std::vector<MetricPoint>& out, CounterTracker& tracker,
                                 const std::string& key, std::uint64_t value, unsigned width_bits,
-                                const MetricPoint& proto) {
-  const CounterDelta d = tracker.update(key, value, proto.key.timestamp_ns, width_bits);
+                                const MetricPoint& proto, std::int64_t read_ns) {
+  const CounterDelta d =
+      tracker.update(key, value, read_ns >= 0 ? read_ns : proto.key.timestamp_ns, width_bits);
   if (!d.has_delta() || d.seconds <= 0) return d;
   MetricPoint rate = proto;
   rate.unit = proto.unit + "/s";

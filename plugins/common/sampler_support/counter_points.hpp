@@ -8,18 +8,26 @@
 #include <tuple>
 #include <vector>
 
+#include "cann_debug/host_services.hpp"
 #include "cann_debug/messages.hpp"
 #include "counter_delta.hpp"
 
 namespace cann_debug::plugins::sampler_support {
 
-/// One reading of the cumulative counter `key` (value at `proto.key.timestamp_ns`). Once the counter has a
+/// The host clock (the samples' time base) now: taken right after a counter is read, so rates divide by the
+/// time between the reads themselves, not between the samples' timestamps (taken when the poll began), and a
+/// read that comes late in a poll does not make the rate jitter.
+std::int64_t read_clock_ns(HostServices* host);
+
+/// One reading of the cumulative counter `key`, read at `read_ns` (read_clock_ns() right after the read)
+/// or, when `read_ns` < 0, at `proto.key.timestamp_ns`. Once
+/// the counter has a
 /// previous reading, appends two copies of `proto`: the rate `<proto.name>` in `<proto.unit>/s` and the
 /// change `<proto.name>.delta` in `<proto.unit>`. The first reading, and the first after a reset, add
 /// nothing (a reset never shows up as a spike); a wrap of a `width_bits` counter is counted across.
 CounterDelta add_counter_points(std::vector<MetricPoint>& out, CounterTracker& tracker,
                                 const std::string& key, std::uint64_t value, unsigned width_bits,
-                                const MetricPoint& proto);
+                                const MetricPoint& proto, std::int64_t read_ns = -1);
 
 /// Readings that produced no point: an error code from the vendor library, a value the vendor marks
 /// invalid. Counted per (device, source, reason) and reported as the cumulative count

@@ -185,6 +185,7 @@ class HccsSampler final : public ss::IntervalSampler {
         calls_.ok(dev.label, stats_call,
                   api.get_device_info(dev.card, dev.device, dcmi::DCMI_MAIN_CMD_HCCS,
                                       dcmi::kHccsSubCmdStatistics, &stats, &size))) {
+      const std::int64_t read_ns = ss::read_clock_ns(host());
       static constexpr struct {
         unsigned (dcmi::dcmi_hccs_statistic_info::*counts)[dcmi::kHccsMaxLinks];
         const char* name;
@@ -199,7 +200,7 @@ class HccsSampler final : public ss::IntervalSampler {
           std::vector<MetricPoint> points;
           MetricPoint proto = make(c.name, "count", 0, c.source, {{"link", std::to_string(i)}});
           ss::add_counter_points(points, counters_, fmt::format("{}/{}/{}", dev.label, i, c.source), value,
-                                 32, proto);
+                                 32, proto, read_ns);
           if (value != 0) active[static_cast<std::size_t>(i)] = true;
           for (auto& p : points) link_point(i, false, std::move(p));
         }

@@ -156,7 +156,7 @@ class DcmiNic {
   }
 
   void sample(const CorrelationKey& key, std::vector<MetricPoint>& out, dcmi::DcmiCalls& calls,
-              ss::CounterTracker& counters) {
+              ss::CounterTracker& counters, HostServices* host) {
     const char* call = "dcmi_get_netdev_pkt_stats_info";
     for (const auto& dev : devices_) {
       dcmi::dcmi_network_pkt_stats_info stats{};
@@ -164,6 +164,7 @@ class DcmiNic {
           !calls.ok(dev.label, call,
                     lib_.api().get_netdev_pkt_stats_info(dev.card, dev.device, port_, &stats)))
         continue;
+      const std::int64_t read_ns = ss::read_clock_ns(host);
       CorrelationKey k = key;
       k.device = dev.logic_id;
       for (const auto& field : dcmi::netdev_counter_fields()) {
@@ -172,7 +173,7 @@ class DcmiNic {
         proto.labels["device"] = dev.label;
         proto.labels["source_name"] = field.name;
         ss::add_counter_points(out, counters, fmt::format("npu/{}/{}", dev.label, field.name),
-                               stats.*field.member, 64, proto);
+                               stats.*field.member, 64, proto, read_ns);
       }
     }
   }
@@ -213,13 +214,14 @@ class HccnToolNic {
   }
 
   void sample(const CorrelationKey& key, std::vector<MetricPoint>& out, dcmi::DcmiCalls& calls,
-              ss::CounterTracker& counters) {
+              ss::CounterTracker& counters, HostServices* host) {
     for (int id : ids_) {
       ascend_console::ConsoleContext ctx;
       ctx.timestamp = key.timestamp_ns;
       ctx.node = key.node_id;
       ctx.device = id;
       auto r = dcmi::run_hccn_tool(tool_, id, {"-stat", "-g"}, timeout_, ctx);
+      const std::int64_t read_ns = ss::read_clock_ns(host);
       if (!r.ok) {
         calls.skip(std::to_string(id), "hccn_tool -stat", "command failed", "; " + r.reason);
         continue;
@@ -231,8 +233,8 @@ class HccnToolNic {
         proto.key.device = id;
         const std::string counter_key = fmt::format(
             "npu/{}/{}", id, proto.labels.count("source_name") ? proto.labels["source_name"] : proto.name);
-        ss::add_counter_points(out, counters, counter_key, static_cast<std::uint64_t>(proto.value), 64,
-                               proto);
+        ss::add_counter_points(out, counters, counter_key, static_cast<std::uint64_t>(proto.value), 64, proto,
+                               read_ns);
       }
     }
   }
@@ -256,20 +258,22 @@ class RdmaSysfs {
     return true;
   }
 
-  void sample(const CorrelationKey& key, std::vector<MetricPoint>& out, ss::CounterTracker& counters) {
+  void sample(const CorrelationKey& key, std::vector<MetricPoint>& out, ss::CounterTracker& counters,
+              HostServices* host) {
     // Listed every sample: NICs and ports come and go (driver reload, hot plug).
     for (const auto& f : roce::rdma_counter_files(root_)) {
       const auto metric = roce::rdma_counter_name(f.file);
       if (metric.name.empty()) continue;
       const auto value = ss::read_u64_file(f.path);
       if (!value) continue;  // unreadable (some hw_counters need privileges) or not a number
+      const std::int64_t read_ns = ss::read_clock_ns(host);
       const std::string counter_key = fmt::format("rdma/{}/{}/{}", f.nic, f.port, f.file);
       MetricPoint proto =
           ss::IntervalSampler::point(key, metric.name, metric.unit, 0, {{"nic", f.nic}, {"port", f.port}});
       proto.labels["source_name"] = f.file;
       const std::size_t before = out.size();
       ss::add_counter_points(out, counters, counter_key, *value,
-                             ss::infer_counter_width(counters.previous(counter_key), *value), proto);
+                             ss::infer_counter_width(counters.previous(counter_key), *value), proto, read_ns);
       for (std::size_t i = before; i < out.size(); ++i) out[i].value *= metric.scale;
     }
   }
@@ -337,9 +341,9 @@ class RoceSampler final : public ss::IntervalSampler {
   }
 
   void sample(const CorrelationKey& key, std::vector<MetricPoint>& out) override {
-    if (sources_.dcmi) sources_.dcmi->sample(key, out, calls_, counters_);
-    if (sources_.hccn) sources_.hccn->sample(key, out, calls_, counters_);
-    if (sources_.sysfs) sources_.sysfs->sample(key, out, counters_);
+    if (sources_.dcmi) sources_.dcmi->sample(key, out, calls_, counters_, host());
+    if (sources_.hccn) sources_.hccn->sample(key, out, calls_, counters_, host());
+    if (sources_.sysfs) sources_.sysfs->sample(key, out, counters_, host());
     calls_.skipped().add_points(out, key);
   }
 
