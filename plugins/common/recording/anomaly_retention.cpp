@@ -6,7 +6,10 @@
 namespace cann_debug::plugins::recording {
 
 AnomalyRetention::Verdict AnomalyRetention::judge(State& s, double x) {
-  if (!std::isfinite(x)) return Verdict::kOutlier;  // NaN/Inf readings are always worth keeping
+  if (!std::isfinite(x)) {
+    s.side = 0;
+    return Verdict::kOutlier;  // NaN/Inf readings are always worth keeping
+  }
   ++s.n;
   if (s.n == 1) {
     s.mean = x;
@@ -15,6 +18,7 @@ AnomalyRetention::Verdict AnomalyRetention::judge(State& s, double x) {
   }
   const double scale = std::max({1.2533 * s.dev, options_.rel_floor * std::abs(s.mean), 1e-12});
   const double z = (x - s.mean) / scale;
+  s.side = z > 0 ? 1 : -1;
   bool alarm = s.n > options_.warmup && std::abs(z) >= options_.z_threshold;
   if (s.n > options_.warmup) {
     s.cusum_pos = std::max(0.0, s.cusum_pos + z - options_.cusum_k);
@@ -51,8 +55,10 @@ void AnomalyRetention::feed(std::uint64_t series, TimestampNs ts, double value, 
   if (const Verdict v = judge(s, value); v != Verdict::kNormal) {
     ++totals_.anomalies;
     close_bucket(series, s, out);
-    // Sustained: a change point, or a second anomaly within the context of the previous one.
-    const bool sustained = v == Verdict::kChange || s.post_left > 0;
+    // Sustained: a change point, or a second anomaly on the same side within the context of the previous
+    // one. A high value next to a low one is jitter (a late poll followed by an early one), not an incident.
+    const bool sustained = v == Verdict::kChange || (s.post_left > 0 && s.side == s.anomaly_side);
+    s.anomaly_side = s.side;
     keep_ring(series, s, sustained ? s.ring.size() : options_.context, out);
     out.keep(series, ts, value);
     ++totals_.kept;

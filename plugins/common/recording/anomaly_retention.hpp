@@ -10,7 +10,8 @@
 //     new level, so a step change is kept once rather than flagged until the mean has caught up.
 // A value with |z| >= z_threshold, or a CUSUM alarm, is anomalous and kept at full resolution with context:
 //   - an isolated outlier (sampling jitter, one slow read) keeps `context` values on each side;
-//   - a sustained anomaly (a second anomalous value within that context, or a change point) keeps the `pre`
+//   - a sustained anomaly (a second anomalous value on the same side within that context, or a change point;
+//     a high value next to a low one is sampling jitter) keeps the `pre`
 //     values before it (held in a ring) and the `post` values after the last anomalous one.
 #pragma once
 
@@ -74,6 +75,8 @@ class AnomalyRetention {
     double mean = 0, dev = 0;
     double cusum_pos = 0, cusum_neg = 0;
     std::size_t post_left = 0;
+    int side = 0;          // sign of the last value's deviation (0: not finite)
+    int anomaly_side = 0;  // ... of the last anomalous value
     std::deque<Value> ring;
     Bucket bucket;
   };
