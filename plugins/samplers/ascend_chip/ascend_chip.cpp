@@ -20,6 +20,7 @@
 #include "dcmi/dcmi_api.hpp"
 #include "dcmi/dcmi_calls.hpp"
 #include "sampler_support/interval_sampler.hpp"
+#include "sampler_support/option_specs.hpp"
 
 namespace cann_debug::plugins {
 namespace {
@@ -60,15 +61,7 @@ Manifest make_manifest() {
                        .min = {},
                        .max = {},
                        .enum_values = {"auto", "dcmi", "npu_smi"}});
-  m.options.push_back({.name = "library",
-                       .type = OptionType::kString,
-                       .description = "the DCMI library to dlopen (libdcmi.so is also looked for in "
-                                      "/usr/local/Ascend/driver/lib64/driver and /usr/local/dcmi)",
-                       .default_value = "libdcmi.so",
-                       .required = false,
-                       .min = {},
-                       .max = {},
-                       .enum_values = {}});
+  m.options.push_back(ss::dcmi_library_option());
   m.options.push_back({.name = "npu_smi",
                        .type = OptionType::kString,
                        .description = "the npu-smi program (looked up in PATH unless it holds a '/')",
@@ -77,23 +70,9 @@ Manifest make_manifest() {
                        .min = {},
                        .max = {},
                        .enum_values = {}});
-  m.options.push_back({.name = "command_timeout",
-                       .type = OptionType::kDuration,
-                       .description = "how long one npu-smi run may take before it is killed",
-                       .default_value = "5s",
-                       .required = false,
-                       .min = 1e6,
-                       .max = {},
-                       .enum_values = {}});
+  m.options.push_back(ss::command_timeout_option("npu-smi"));
   m.options.push_back(
-      {.name = "devices",
-       .type = OptionType::kStringList,
-       .description = "device labels to sample (DCMI logical ids or npu-smi NPU ids); empty = all",
-       .default_value = nlohmann::json::array(),
-       .required = false,
-       .min = {},
-       .max = {},
-       .enum_values = {}});
+      ss::devices_option("device labels to sample (DCMI logical ids or npu-smi NPU ids); empty = all"));
   m.concurrency = Concurrency::serial();
   m.sample_yaml =
       "# Every NPU once per second through libdcmi.so, npu-smi where DCMI is missing.\n"

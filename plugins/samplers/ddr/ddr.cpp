@@ -16,6 +16,7 @@
 #include "perf_imc.hpp"
 #include "resctrl.hpp"
 #include "sampler_support/interval_sampler.hpp"
+#include "sampler_support/option_specs.hpp"
 #include "sampler_support/sysfs_files.hpp"
 
 namespace cann_debug::plugins {
@@ -24,18 +25,6 @@ namespace {
 using ddr_detail::DdrBackend;
 
 const std::vector<std::string> kBackends = {"resctrl", "perf_imc", "meminfo", "dcmi"};
-
-OptionSpec option(std::string name, OptionType type, std::string description, nlohmann::json default_value,
-                  std::optional<double> min = {}) {
-  return {.name = std::move(name),
-          .type = type,
-          .description = std::move(description),
-          .default_value = std::move(default_value),
-          .required = false,
-          .min = min,
-          .max = {},
-          .enum_values = {}};
-}
 
 Manifest make_manifest() {
   Manifest m;
@@ -66,15 +55,18 @@ Manifest make_manifest() {
       "an error naming why.";
   m.outputs = {{"metrics", std::string(MetricBatch::type_id), "one batch of metric points per sample"}};
   m.options = {
-      option("root", OptionType::kString,
-             "directory holding the proc and sys trees to read (tests: a fixture)", "/"),
-      option("backends", OptionType::kStringList,
-             "back ends to use: [auto] or some of resctrl, perf_imc, meminfo, dcmi",
-             nlohmann::json::array({"auto"})),
-      option("dcmi_library", OptionType::kString,
-             "libdcmi.so of the Ascend driver for the dcmi back end (a name or a path)", "libdcmi.so"),
-      option("interval", OptionType::kDuration, "time between samples", "1s", 1e6),
-      option("samples", OptionType::kInt, "number of samples to take, then stop (0 = until stopped)", 0, 0),
+      sampler_support::option_spec("root", OptionType::kString,
+                                   "directory holding the proc and sys trees to read (tests: a fixture)",
+                                   "/"),
+      sampler_support::option_spec("backends", OptionType::kStringList,
+                                   "back ends to use: [auto] or some of resctrl, perf_imc, meminfo, dcmi",
+                                   nlohmann::json::array({"auto"})),
+      sampler_support::option_spec("dcmi_library", OptionType::kString,
+                                   "libdcmi.so of the Ascend driver for the dcmi back end (a name or a path)",
+                                   "libdcmi.so"),
+      sampler_support::option_spec("interval", OptionType::kDuration, "time between samples", "1s", 1e6),
+      sampler_support::option_spec("samples", OptionType::kInt,
+                                   "number of samples to take, then stop (0 = until stopped)", 0, 0),
   };
   m.concurrency = Concurrency::serial();
   m.sample_yaml =

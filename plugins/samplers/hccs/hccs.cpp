@@ -17,6 +17,7 @@
 #include "dcmi/dcmi_calls.hpp"
 #include "sampler_support/counter_points.hpp"
 #include "sampler_support/interval_sampler.hpp"
+#include "sampler_support/option_specs.hpp"
 
 namespace cann_debug::plugins {
 namespace {
@@ -45,15 +46,7 @@ Manifest make_manifest() {
       "counted in sampler.skipped_readings (count; labels source_name, reason).";
   m.outputs = {{"metrics", std::string(MetricBatch::type_id), "one batch of metric points per sample"}};
   m.options = ss::interval_options();
-  m.options.push_back({.name = "library",
-                       .type = OptionType::kString,
-                       .description = "the DCMI library to dlopen (libdcmi.so is also looked for in "
-                                      "/usr/local/Ascend/driver/lib64/driver and /usr/local/dcmi)",
-                       .default_value = "libdcmi.so",
-                       .required = false,
-                       .min = {},
-                       .max = {},
-                       .enum_values = {}});
+  m.options.push_back(ss::dcmi_library_option());
   m.options.push_back({.name = "bandwidth_window",
                        .type = OptionType::kDuration,
                        .description = "how long DCMI measures link bandwidth (the call blocks that long)",
@@ -78,14 +71,7 @@ Manifest make_manifest() {
                        .min = {},
                        .max = {},
                        .enum_values = {}});
-  m.options.push_back({.name = "devices",
-                       .type = OptionType::kStringList,
-                       .description = "device labels (DCMI logical ids) to sample; empty = all",
-                       .default_value = nlohmann::json::array(),
-                       .required = false,
-                       .min = {},
-                       .max = {},
-                       .enum_values = {}});
+  m.options.push_back(ss::devices_option("device labels (DCMI logical ids) to sample; empty = all"));
   m.concurrency = Concurrency::serial();
   m.sample_yaml =
       "# HCCS links of every NPU once per second; bandwidth measured over 100 ms.\n"

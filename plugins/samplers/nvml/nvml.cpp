@@ -13,24 +13,13 @@
 #include "nvml_device.hpp"
 #include "nvml_library.hpp"
 #include "sampler_support/interval_sampler.hpp"
+#include "sampler_support/option_specs.hpp"
 
 namespace cann_debug::plugins {
 namespace {
 
 using nvml_detail::NvmlDevice;
 using nvml_detail::NvmlLibrary;
-
-OptionSpec option(std::string name, OptionType type, std::string description, nlohmann::json default_value,
-                  std::optional<double> min = {}) {
-  return {.name = std::move(name),
-          .type = type,
-          .description = std::move(description),
-          .default_value = std::move(default_value),
-          .required = false,
-          .min = min,
-          .max = {},
-          .enum_values = {}};
-}
 
 Manifest make_manifest() {
   Manifest m;
@@ -55,13 +44,16 @@ Manifest make_manifest() {
       "code); a GPU that is lost (NVML_ERROR_GPU_IS_LOST) stops the sampler with an error naming it.";
   m.outputs = {{"metrics", std::string(MetricBatch::type_id), "one batch of metric points per sample"}};
   m.options = {
-      option("library", OptionType::kString, "NVML library to open: a name dlopen looks up, or a path",
-             "libnvidia-ml.so.1"),
-      option("devices", OptionType::kStringList, "NVML indices of the GPUs to sample (empty = all)",
-             nlohmann::json::array()),
-      option("nvlink", OptionType::kBool, "also read NVLink throughput counters", true),
-      option("interval", OptionType::kDuration, "time between samples", "1s", 1e6),
-      option("samples", OptionType::kInt, "number of samples to take, then stop (0 = until stopped)", 0, 0),
+      sampler_support::option_spec("library", OptionType::kString,
+                                   "NVML library to open: a name dlopen looks up, or a path",
+                                   "libnvidia-ml.so.1"),
+      sampler_support::option_spec("devices", OptionType::kStringList,
+                                   "NVML indices of the GPUs to sample (empty = all)",
+                                   nlohmann::json::array()),
+      sampler_support::option_spec("nvlink", OptionType::kBool, "also read NVLink throughput counters", true),
+      sampler_support::option_spec("interval", OptionType::kDuration, "time between samples", "1s", 1e6),
+      sampler_support::option_spec("samples", OptionType::kInt,
+                                   "number of samples to take, then stop (0 = until stopped)", 0, 0),
   };
   m.concurrency = Concurrency::serial();
   m.sample_yaml =

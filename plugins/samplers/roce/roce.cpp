@@ -23,6 +23,7 @@
 #include "rdma_sysfs.hpp"
 #include "sampler_support/counter_points.hpp"
 #include "sampler_support/interval_sampler.hpp"
+#include "sampler_support/option_specs.hpp"
 #include "sampler_support/run_command.hpp"
 #include "sampler_support/sysfs_files.hpp"
 
@@ -34,17 +35,6 @@ using dcmi::DcmiDevice;
 
 constexpr const char* kDefaultHccnTool = "hccn_tool";
 constexpr const char* kDriverHccnTool = "/usr/local/Ascend/driver/tools/hccn_tool";
-
-OptionSpec string_option(const char* name, const char* description, nlohmann::json default_value) {
-  return {.name = name,
-          .type = OptionType::kString,
-          .description = description,
-          .default_value = std::move(default_value),
-          .required = false,
-          .min = {},
-          .max = {},
-          .enum_values = {}};
-}
 
 Manifest make_manifest() {
   Manifest m;
@@ -87,18 +77,11 @@ Manifest make_manifest() {
                        .max = {},
                        .enum_values = {}});
   m.options.push_back(
-      string_option("root", "directory holding the sys and dev trees (tests use a fixture)", "/"));
-  m.options.push_back(string_option("library", "the DCMI library to dlopen", "libdcmi.so"));
-  m.options.push_back(string_option(
+      ss::string_option("root", "directory holding the sys and dev trees (tests use a fixture)", "/"));
+  m.options.push_back(ss::dcmi_library_option());
+  m.options.push_back(ss::string_option(
       "hccn_tool", "the hccn_tool program (PATH, then /usr/local/Ascend/driver/tools/)", kDefaultHccnTool));
-  m.options.push_back({.name = "command_timeout",
-                       .type = OptionType::kDuration,
-                       .description = "how long one hccn_tool run may take before it is killed",
-                       .default_value = "5s",
-                       .required = false,
-                       .min = 1e6,
-                       .max = {},
-                       .enum_values = {}});
+  m.options.push_back(ss::command_timeout_option("hccn_tool"));
   m.options.push_back({.name = "port",
                        .type = OptionType::kInt,
                        .description = "DCMI port_id of the NPU NIC (0 on Atlas A2)",
@@ -107,15 +90,9 @@ Manifest make_manifest() {
                        .min = 0,
                        .max = 64,
                        .enum_values = {}});
-  m.options.push_back({.name = "devices",
-                       .type = OptionType::kStringList,
-                       .description = "NPUs to sample (DCMI logical ids, or hccn_tool -i ids; default: every "
-                                      "NPU DCMI lists, or every <root>/dev/davinciN)",
-                       .default_value = nlohmann::json::array(),
-                       .required = false,
-                       .min = {},
-                       .max = {},
-                       .enum_values = {}});
+  m.options.push_back(ss::devices_option(
+      "NPUs to sample (DCMI logical ids, or hccn_tool -i ids; default: every NPU DCMI lists, or every "
+      "<root>/dev/davinciN)"));
   m.concurrency = Concurrency::serial();
   m.sample_yaml =
       "# RoCE counters of the NPU NICs and of any RDMA NIC, as rates, once per second.\n"
