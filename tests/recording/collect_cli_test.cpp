@@ -19,6 +19,14 @@ namespace {
 
 const std::string kProcRoot = std::string(CANN_DEBUG_SOURCE_DIR) + "/tests/data/procfs/t0";
 
+// The promise is a second. Under AddressSanitizer (a Debug build whose exit also runs the leak check) the
+// same path is several times slower, so that build only checks it stays within a few seconds.
+#if defined(__SANITIZE_ADDRESS__)
+constexpr double kCloseLimitSeconds = 5.0;
+#else
+constexpr double kCloseLimitSeconds = 1.0;
+#endif
+
 class CollectCli : public CliTest {
  protected:
   CollectCli() : CliTest("collect") {}
@@ -91,7 +99,7 @@ TEST_F(CollectCli, CtrlCClosesTheFileCleanlyWithinASecond) {
   fs::create_directories(scratch_ / "stats");
   const auto [seconds, rc] = stop_with(SIGINT);
   EXPECT_EQ(rc, 130) << child_->err();
-  EXPECT_LT(seconds, 1.0);
+  EXPECT_LT(seconds, kCloseLimitSeconds);
   const json f = stats_of(scratch_ / "run.cdr");
   EXPECT_TRUE(f.at("recording").at("closed_cleanly").get<bool>());
   EXPECT_GT(f.at("metrics").at("count").get<int>(), 0);
@@ -101,7 +109,7 @@ TEST_F(CollectCli, SigtermClosesTheFileCleanlyWithinASecond) {
   fs::create_directories(scratch_ / "stats");
   const auto [seconds, rc] = stop_with(SIGTERM);
   EXPECT_EQ(rc, 130) << child_->err();
-  EXPECT_LT(seconds, 1.0);
+  EXPECT_LT(seconds, kCloseLimitSeconds);
   EXPECT_TRUE(stats_of(scratch_ / "run.cdr").at("recording").at("closed_cleanly").get<bool>());
 }
 
