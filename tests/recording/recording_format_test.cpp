@@ -35,7 +35,8 @@ class RecordingFormat : public ::testing::Test {
     return p;
   }
 
-  /// `n` samples of two series 10 ms apart starting at t0, chunks of ~`chunk` bytes.
+  /// `n` samples of two series 10 ms apart starting at t0, chunks of ~`chunk` bytes. With close=false the
+  /// result is the file as a crash would leave it: a copy taken after the last flush, before close().
   std::string write(std::size_t n, std::size_t chunk, bool close = true) {
     const auto path = (dir_ / "run.cdr").string();
     WriterOptions o;
@@ -50,11 +51,13 @@ class RecordingFormat : public ::testing::Test {
                     {{util, 0.5 + 0.001 * static_cast<double>(i)}, {power, 100.0 + static_cast<double>(i)}});
     if (close) {
       w->close({{"why", "done"}});
-    } else {
-      w->flush();
-      w.release();  // never closed: like a process killed after its last flush
+      return path;
     }
-    return path;
+    w->flush();
+    const auto crashed = (dir_ / "crashed.cdr").string();
+    fs::copy_file(path, crashed, fs::copy_options::overwrite_existing);
+    w->close();
+    return crashed;
   }
 
   static std::vector<MetricPoint> read_all(RecordingReader& r) {
