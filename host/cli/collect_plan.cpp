@@ -106,9 +106,7 @@ std::optional<host::PipelinePlan> plan_text(const std::vector<std::string>& sour
 
 Availability probe_planned(const host::PlannedComponent& c) {
   try {
-    // probe_config() arrived in ABI 1.1: an older package's vtable does not have it.
-    const bool knows_config = c.entry->package == nullptr || c.entry->package->stamp.abi_minor >= 1;
-    return knows_config ? c.entry->factory->probe_config(c.config) : c.entry->factory->probe();
+    return host::probe_component(*c.entry, c.config);
   } catch (const std::exception& e) {
     return Availability::no(fmt::format("probe failed: {}", e.what()));
   }

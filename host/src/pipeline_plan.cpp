@@ -29,6 +29,12 @@ bool accepts(const InputPort& in, const std::string& type) {
 
 }  // namespace
 
+Availability probe_component(const ComponentEntry& entry, const Config& config) {
+  // probe_config() arrived in ABI 1.1: an older package's vtable does not have it.
+  const bool knows_config = entry.package == nullptr || entry.package->stamp.abi_minor >= 1;
+  return knows_config ? entry.factory->probe_config(config) : entry.factory->probe();
+}
+
 std::optional<PipelinePlan> plan_pipeline(const PipelineDocument& doc, const PluginRegistry& registry,
                                           Diagnostics& diags, const PlanOptions& options) {
   PipelinePlan plan;
@@ -73,9 +79,7 @@ std::optional<PipelinePlan> plan_pipeline(const PipelineDocument& doc, const Plu
       }
       if (options.probe) {
         try {
-          // probe_config() arrived in ABI 1.1: an older package's vtable does not have it.
-          const bool knows_config = entry->package == nullptr || entry->package->stamp.abi_minor >= 1;
-          Availability a = knows_config ? entry->factory->probe_config(config) : entry->factory->probe();
+          const Availability a = probe_component(*entry, config);
           if (!a.available)
             diags.error(decl.where,
                         fmt::format("{}: '{}' cannot run on this machine: {}", decl.id, decl.type, a.reason));

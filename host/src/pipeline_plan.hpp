@@ -40,6 +40,10 @@ struct PlanOptions {
   bool probe = true;  // ask each factory whether it can run here
 };
 
+/// Whether `entry` can run with `config`: probe_config() for packages built with ABI minor >= 1 (an older
+/// package's vtable does not have it), probe() otherwise. Exceptions propagate.
+Availability probe_component(const ComponentEntry& entry, const Config& config);
+
 /// Validates in the documented order (types, options, plugin validate, probe, links, cycles), reporting
 /// every problem. Returns a plan only when there is no error.
 std::optional<PipelinePlan> plan_pipeline(const PipelineDocument& doc, const PluginRegistry& registry,
