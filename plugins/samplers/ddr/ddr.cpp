@@ -64,10 +64,8 @@ Manifest make_manifest() {
       sampler_support::option_spec("dcmi_library", OptionType::kString,
                                    "libdcmi.so of the Ascend driver for the dcmi back end (a name or a path)",
                                    "libdcmi.so"),
-      sampler_support::option_spec("interval", OptionType::kDuration, "time between samples", "1s", 1e6),
-      sampler_support::option_spec("samples", OptionType::kInt,
-                                   "number of samples to take, then stop (0 = until stopped)", 0, 0),
   };
+  for (auto& o : sampler_support::interval_options()) m.options.push_back(std::move(o));
   m.concurrency = Concurrency::serial();
   m.sample_yaml =
       "# Host memory bandwidth and usage once per second until the run stops.\n"

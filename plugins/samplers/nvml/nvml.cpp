@@ -51,10 +51,8 @@ Manifest make_manifest() {
                                    "NVML indices of the GPUs to sample (empty = all)",
                                    nlohmann::json::array()),
       sampler_support::option_spec("nvlink", OptionType::kBool, "also read NVLink throughput counters", true),
-      sampler_support::option_spec("interval", OptionType::kDuration, "time between samples", "1s", 1e6),
-      sampler_support::option_spec("samples", OptionType::kInt,
-                                   "number of samples to take, then stop (0 = until stopped)", 0, 0),
   };
+  for (auto& o : sampler_support::interval_options()) m.options.push_back(std::move(o));
   m.concurrency = Concurrency::serial();
   m.sample_yaml =
       "# NVIDIA GPUs once per second until the run stops.\n"
