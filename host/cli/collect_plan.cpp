@@ -25,7 +25,7 @@ bool has_option(const Manifest& m, std::string_view name) {
 
 std::optional<std::string> metrics_port(const Manifest& m) {
   for (const auto& out : m.outputs)
-    if (out.produces == MetricBatch::type_id) return out.name;
+    if (out.produces == MetricBatch::type_id || out.produces == MetricFrame::type_id) return out.name;
   return std::nullopt;
 }
 

@@ -56,9 +56,13 @@ Manifest capture_manifest() {
   m.stability = Stability::kStable;
   m.description = "Keeps every message in memory for the command that runs the pipeline (stats, infer, ...).";
   InputPort in{"in", {}, true, "any core message type"};
-  for (auto id : kCoreMessageTypes) in.accepts.emplace_back(id);
+  // Not metric.frame/1: the host expands frames into metric.batch/1, which the commands read.
+  for (auto id : kCoreMessageTypes)
+    if (id != MetricFrame::type_id) in.accepts.emplace_back(id);
   m.inputs = {std::move(in)};
-  m.options = {{.name = "key", .type = OptionType::kString, .description = "name the command reads the messages by",
+  m.options = {{.name = "key",
+                .type = OptionType::kString,
+                .description = "name the command reads the messages by",
                 .required = true}};
   m.sample_yaml = "capture/out: { key: result }\n";
   return m;
@@ -71,6 +75,8 @@ const ComponentFactory& capture_factory() {
   return factory;
 }
 
-void register_builtins(PluginRegistry& registry) { registry.add_builtin(&capture_factory()); }
+void register_builtins(PluginRegistry& registry) {
+  registry.add_builtin(&capture_factory());
+}
 
 }  // namespace cann_debug::host

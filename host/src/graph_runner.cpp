@@ -12,6 +12,7 @@
 #include <optional>
 #include <thread>
 
+#include "cann_debug/messages.hpp"
 #include "host_services_impl.hpp"
 
 namespace cann_debug::host {
@@ -60,6 +61,7 @@ struct Node;
 struct Target {
   Node* node;
   std::size_t port;
+  bool expand_frames = false;  // deliver a metric.frame/1 as the metric.batch/1 of its points
 };
 
 class NodeEmitter : public Emitter {
@@ -209,7 +211,7 @@ struct GraphRunner::Impl {
       nodes.push_back(std::move(node));
     }
     for (const auto& l : plan.links)
-      nodes[l.from]->outputs[l.from_port].push_back({nodes[l.to].get(), l.to_port});
+      nodes[l.from]->outputs[l.from_port].push_back({nodes[l.to].get(), l.to_port, l.expand_frames});
     for (auto& node : nodes) {
       std::vector<bool> seen(n, false);
       std::vector<Node*> stack{node.get()};
@@ -438,16 +440,24 @@ void NodeEmitter::emit(std::size_t port, Envelope envelope) {
   envelope.set_source(self_.plan_id);
   add<std::uint64_t>(self_.emitted, 1, self_.single_writer);
   auto& targets = self_.outputs[port];
+  Envelope expanded;  // a frame as the batch of its points, made once for every target that needs it
   for (std::size_t i = 0; i < targets.size(); ++i) {
     Node& target = *targets[i].node;
     std::int64_t q = target.queued.fetch_add(1, std::memory_order_relaxed) + 1;
     std::int64_t prev = target.max_queued.load(std::memory_order_relaxed);
     while (q > prev && !target.max_queued.compare_exchange_weak(prev, q, std::memory_order_relaxed)) {
     }
-    if (i + 1 == targets.size())
+    if (targets[i].expand_frames && envelope.is<MetricFrame>()) {
+      if (expanded.empty()) {
+        expanded = Envelope::make(envelope.key(), to_metric_batch(envelope.as<MetricFrame>()));
+        expanded.set_source(self_.plan_id);
+      }
+      target.input->try_put(Delivery{expanded, targets[i].port});
+    } else if (i + 1 == targets.size()) {
       target.input->try_put(Delivery{std::move(envelope), targets[i].port});
-    else
+    } else {
       target.input->try_put(Delivery{envelope, targets[i].port});
+    }
   }
 }
 

@@ -4,6 +4,9 @@
 #include <algorithm>
 #include <map>
 #include <set>
+#include <string_view>
+
+#include "cann_debug/messages.hpp"
 
 namespace cann_debug::host {
 
@@ -23,11 +26,20 @@ std::string port_list(const Manifest& m, bool inputs) {
 }
 
 // Two ids are compatible when they are equal: the major version is part of the id.
-bool accepts(const InputPort& in, const std::string& type) {
+bool accepts(const InputPort& in, std::string_view type) {
   return std::find(in.accepts.begin(), in.accepts.end(), type) != in.accepts.end();
 }
 
 }  // namespace
+
+std::string_view delivered_type(const InputPort& in, std::string_view produced) {
+  if (accepts(in, produced)) return produced;
+  // The one conversion the host makes: a metric frame is expanded into the batch of its points.
+  if (produced == MetricFrame::type_id && accepts(in, MetricBatch::type_id)) return MetricBatch::type_id;
+  return {};
+}
+
+namespace {}  // namespace
 
 Availability probe_component(const ComponentEntry& entry, const Config& config) {
   // probe_config() arrived in ABI 1.1: an older package's vtable does not have it.
@@ -142,7 +154,8 @@ std::optional<PipelinePlan> plan_pipeline(const PipelineDocument& doc, const Plu
     if (!ok) continue;
     const OutputPort& op = fm.outputs[static_cast<std::size_t>(out)];
     const InputPort& ip = tm.inputs[static_cast<std::size_t>(in)];
-    if (!accepts(ip, op.produces)) {
+    const std::string_view delivered = delivered_type(ip, op.produces);
+    if (delivered.empty()) {
       diags.error(link.where, fmt::format("cannot link {}.{} (produces {}) -> {}.{} (accepts {})", from->id,
                                           op.name, op.produces, to->id, ip.name, join_types(ip.accepts)));
       continue;
@@ -150,7 +163,7 @@ std::optional<PipelinePlan> plan_pipeline(const PipelineDocument& doc, const Plu
     PlannedLink pl{index[from->id], static_cast<std::size_t>(out),
                    index[to->id],   static_cast<std::size_t>(in),
                    op.produces,     link.text,
-                   link.where};
+                   link.where,      delivered != op.produces};
     if (!seen.insert({pl.from, pl.from_port, pl.to, pl.to_port}).second) {
       diags.error(link.where, fmt::format("link '{}' is given twice", link.text));
       continue;

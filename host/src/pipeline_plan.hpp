@@ -24,9 +24,10 @@ struct PlannedComponent {
 struct PlannedLink {
   std::size_t from = 0, from_port = 0;  // component index, output port index
   std::size_t to = 0, to_port = 0;      // component index, input port index
-  std::string message_type;
+  std::string message_type;             // what the output produces
   std::string text;
   SourceRef where;
+  bool expand_frames = false;  // metric.frame/1 produced, metric.batch/1 accepted: the host expands
 };
 
 struct PipelinePlan {
@@ -39,6 +40,11 @@ struct PipelinePlan {
 struct PlanOptions {
   bool probe = true;  // ask each factory whether it can run here
 };
+
+/// The type a link delivers to `in` when the output produces `produced`: `produced` itself when the
+/// input accepts it, metric.batch/1 for a metric.frame/1 the input does not accept (the host expands the
+/// frame into its points), "" when the link is not possible.
+std::string_view delivered_type(const InputPort& in, std::string_view produced);
 
 /// Whether `entry` can run with `config`: probe_config() for packages built with ABI minor >= 1 (an older
 /// package's vtable does not have it), probe() otherwise. Exceptions propagate.

@@ -1,5 +1,7 @@
 // JSON forms of the SDK message types (used by recordings, replay, reports and tests).
+#include <algorithm>
 #include <cmath>
+#include <stdexcept>
 
 #include "cann_debug/messages.hpp"
 
@@ -92,8 +94,63 @@ void from_json(const json& j, MetricPoint& v) {
   get_if(j, "key", v.key);
   get_if(j, "labels", v.labels);
 }
-void to_json(json& j, const MetricBatch& v) { j = {{"points", v.points}}; }
-void from_json(const json& j, MetricBatch& v) { j.at("points").get_to(v.points); }
+void to_json(json& j, const MetricBatch& v) {
+  j = {{"points", v.points}};
+}
+void from_json(const json& j, MetricBatch& v) {
+  j.at("points").get_to(v.points);
+}
+
+// metric.frame/1
+MetricBatch to_metric_batch(const MetricFrame& frame) {
+  MetricBatch batch;
+  if (!frame.schema) return batch;
+  const auto& series = frame.schema->series;
+  const std::size_t n = std::min(series.size(), frame.values.size());
+  batch.points.reserve(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    if (std::isnan(frame.values[i])) continue;
+    const MetricSeries& s = series[i];
+    MetricPoint& p =
+        batch.points.emplace_back(MetricPoint{s.name, s.unit, frame.values[i], frame.key, s.labels});
+    p.key.device = s.device;
+  }
+  return batch;
+}
+MetricBatch metric_points_of(const Envelope& envelope) {
+  if (envelope.is<MetricFrame>()) return to_metric_batch(envelope.as<MetricFrame>());
+  return envelope.as<MetricBatch>();
+}
+void to_json(json& j, const MetricSeries& v) {
+  j = {{"name", v.name}, {"unit", v.unit}};
+  if (!v.labels.empty()) j["labels"] = v.labels;
+  if (v.device >= 0) j["device"] = v.device;
+}
+void from_json(const json& j, MetricSeries& v) {
+  v = {};
+  j.at("name").get_to(v.name);
+  get_if(j, "unit", v.unit);
+  get_if(j, "labels", v.labels);
+  get_if(j, "device", v.device);
+}
+// The JSON form is self-contained: the series with each frame (a JSON reader has no schema to share).
+void to_json(json& j, const MetricFrame& v) {
+  json values = json::array();
+  for (double x : v.values) values.push_back(number(x));
+  j = {{"key", v.key},
+       {"series", v.schema ? json(v.schema->series) : json::array()},
+       {"values", std::move(values)}};
+}
+void from_json(const json& j, MetricFrame& v) {
+  v = {};
+  get_if(j, "key", v.key);
+  auto schema = std::make_shared<MetricSchema>();
+  j.at("series").get_to(schema->series);
+  for (const auto& x : j.at("values")) v.values.push_back(read_number(x));
+  if (v.values.size() > schema->series.size())
+    throw std::invalid_argument("metric.frame/1: more values than series");
+  v.schema = std::move(schema);
+}
 
 // event.batch/1
 void to_json(json& j, const Event& v) {
@@ -117,7 +174,9 @@ void from_json(const json& j, Event& v) {
   get_if(j, "tid", v.tid);
   if (auto it = j.find("args"); it != j.end()) v.args = *it;
 }
-void to_json(json& j, const EventBatch& v) { j = {{"source_path", v.source_path}, {"events", v.events}}; }
+void to_json(json& j, const EventBatch& v) {
+  j = {{"source_path", v.source_path}, {"events", v.events}};
+}
 void from_json(const json& j, EventBatch& v) {
   v = {};
   get_if(j, "source_path", v.source_path);
@@ -180,7 +239,9 @@ void from_json(const json& j, Feature& v) {
   get_if(j, "evidence", v.evidence);
   get_if(j, "labels", v.labels);
 }
-void to_json(json& j, const FeatureSet& v) { j = {{"scope", v.scope}, {"features", v.features}}; }
+void to_json(json& j, const FeatureSet& v) {
+  j = {{"scope", v.scope}, {"features", v.features}};
+}
 void from_json(const json& j, FeatureSet& v) {
   v = {};
   get_if(j, "scope", v.scope);
@@ -211,8 +272,12 @@ void from_json(const json& j, RankedCause& v) {
 }
 void to_json(json& j, const Posterior& v) {
   json ranking = json::array();
-  for (const auto& [var, score] : v.evidence_ranking) ranking.push_back({{"variable", var}, {"score", number(score)}});
-  j = {{"graph", v.graph}, {"marginals", table(v.marginals)}, {"top_causes", v.top_causes}, {"evidence_ranking", ranking}};
+  for (const auto& [var, score] : v.evidence_ranking)
+    ranking.push_back({{"variable", var}, {"score", number(score)}});
+  j = {{"graph", v.graph},
+       {"marginals", table(v.marginals)},
+       {"top_causes", v.top_causes},
+       {"evidence_ranking", ranking}};
 }
 void from_json(const json& j, Posterior& v) {
   v = {};
@@ -220,7 +285,8 @@ void from_json(const json& j, Posterior& v) {
   read_table(j, "marginals", v.marginals);
   get_if(j, "top_causes", v.top_causes);
   if (auto it = j.find("evidence_ranking"); it != j.end())
-    for (const auto& e : *it) v.evidence_ranking.emplace_back(e.at("variable").get<std::string>(), read_number(e.at("score")));
+    for (const auto& e : *it)
+      v.evidence_ranking.emplace_back(e.at("variable").get<std::string>(), read_number(e.at("score")));
 }
 
 // diagnosis/1
@@ -285,7 +351,11 @@ void from_json(const json& j, Advice& v) {
 }
 
 // json/1
-void to_json(json& j, const JsonMessage& v) { j = v.value; }
-void from_json(const json& j, JsonMessage& v) { v.value = j; }
+void to_json(json& j, const JsonMessage& v) {
+  j = v.value;
+}
+void from_json(const json& j, JsonMessage& v) {
+  v.value = j;
+}
 
 }  // namespace cann_debug

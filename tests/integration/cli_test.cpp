@@ -79,8 +79,8 @@ TEST(Cli, InspectJsonGivesOptionsWithDefaults) {
   EXPECT_EQ(options["count"].at("default"), 10);
   EXPECT_EQ(options["count"].at("type"), "int");
   EXPECT_EQ(options["count"].at("min"), 0.0);
-  EXPECT_EQ(options["format"].at("values"), (nlohmann::json{"json", "metric"}));
-  EXPECT_EQ(j.at("outputs").size(), 2u);
+  EXPECT_EQ(options["format"].at("values"), (nlohmann::json{"json", "metric", "frame"}));
+  EXPECT_EQ(j.at("outputs").size(), 3u);
 }
 
 TEST(Cli, InspectOfAnUnknownTypeExits4WithASuggestion) {

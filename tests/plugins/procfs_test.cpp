@@ -63,7 +63,7 @@ TEST(ProcfsSampler, ManifestIsSound) {
   EXPECT_EQ(m.kind, ComponentKind::kSampler);
   ASSERT_EQ(m.outputs.size(), 1u);
   EXPECT_EQ(m.outputs[0].name, "metrics");
-  EXPECT_EQ(m.outputs[0].produces, "metric.batch/1");
+  EXPECT_EQ(m.outputs[0].produces, "metric.frame/1");
 }
 
 TEST(ProcfsSampler, ProbeMatchesWhetherProcStatIsReadable) {

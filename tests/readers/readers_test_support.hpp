@@ -106,8 +106,8 @@ inline std::vector<Record> records(const testing::Harness& h) {
 inline std::vector<MetricPoint> metrics(const testing::Harness& h) {
   std::vector<MetricPoint> out;
   for (const auto& [port, env] : h.out.emitted)
-    if (env.is<MetricBatch>())
-      for (const auto& p : env.as<MetricBatch>().points) out.push_back(p);
+    if (env.is<MetricBatch>() || env.is<MetricFrame>())
+      for (const auto& p : metric_points_of(env).points) out.push_back(p);
   return out;
 }
 

@@ -44,7 +44,7 @@ TEST(AscendChip, ManifestIsSound) {
   const auto& m = ascend_chip_factory().manifest();
   EXPECT_THAT(check_manifest(m), ::testing::IsEmpty());
   EXPECT_EQ(m.kind, ComponentKind::kSampler);
-  EXPECT_EQ(m.outputs.at(0).produces, "metric.batch/1");
+  EXPECT_EQ(m.outputs.at(0).produces, "metric.frame/1");
 }
 
 TEST(AscendChip, DcmiValuesAreConvertedToOurUnits) {
@@ -269,12 +269,12 @@ TEST(AscendChip, HungNpuSmiCostsOneSampleNotTheRun) {
   h.component().poll(h.out);
   ::unsetenv("CANN_DEBUG_FAKE_TOOL_SLEEP");
   EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(8));
-  const auto& b = h.out.emitted.back().second.as<MetricBatch>();
+  const auto& b = metric_points_of(h.out.emitted.back().second);
   EXPECT_FALSE(find(b, "npu.power"));
   EXPECT_DOUBLE_EQ(
       value(b, "sampler.skipped_readings", {{"source_name", "npu-smi info -t usages"}, {"device", "0"}}), 1);
   h.component().poll(h.out);
-  EXPECT_TRUE(find(h.out.emitted.back().second.as<MetricBatch>(), "npu.power"));
+  EXPECT_TRUE(find(metric_points_of(h.out.emitted.back().second), "npu.power"));
 }
 
 }  // namespace

@@ -43,7 +43,7 @@ inline std::vector<MetricBatch> poll_n(testing::Harness& h, int n) {
     const std::size_t before = h.out.emitted.size();
     h.component().poll(h.out);
     batches.emplace_back();
-    if (h.out.emitted.size() > before) batches.back() = h.out.emitted.back().second.as<MetricBatch>();
+    if (h.out.emitted.size() > before) batches.back() = metric_points_of(h.out.emitted.back().second);
   }
   return batches;
 }

@@ -38,7 +38,7 @@ std::vector<MetricBatch> two_samples(testing::Harness& h, Change change) {
   h.host.clock_ns = kT0 + kTwoSeconds;
   h.component().poll(h.out);
   std::vector<MetricBatch> out;
-  for (const auto& emitted : h.out.emitted) out.push_back(emitted.second.template as<MetricBatch>());
+  for (const auto& emitted : h.out.emitted) out.push_back(metric_points_of(emitted.second));
   return out;
 }
 

@@ -57,7 +57,7 @@ TEST(DdrSampler, ManifestIsSound) {
   EXPECT_THAT(check_manifest(m), ::testing::IsEmpty());
   EXPECT_EQ(m.kind, ComponentKind::kSampler);
   ASSERT_EQ(m.outputs.size(), 1u);
-  EXPECT_EQ(m.outputs[0].produces, "metric.batch/1");
+  EXPECT_EQ(m.outputs[0].produces, "metric.frame/1");
 }
 
 TEST(DdrResctrl, RatesPerL3DomainAndUnavailableGivesNoPoint) {
@@ -102,7 +102,7 @@ TEST(DdrResctrl, UnavailableGapWrapAndResetBetweenPolls) {
     std::optional<double> rate;
     if (h.out.emitted.size() > before)
       if (auto p =
-              find(h.out.emitted.back().second.as<MetricBatch>(), "ddr.bandwidth.total", {{"domain", "0"}}))
+              find(metric_points_of(h.out.emitted.back().second), "ddr.bandwidth.total", {{"domain", "0"}}))
         rate = p->value;
     rates.push_back(rate);
     h.host.clock_ns += kTwoSeconds;

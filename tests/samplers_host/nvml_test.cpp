@@ -100,7 +100,7 @@ TEST(NvmlSampler, ManifestIsSound) {
   EXPECT_THAT(check_manifest(m), ::testing::IsEmpty());
   EXPECT_EQ(m.kind, ComponentKind::kSampler);
   ASSERT_EQ(m.outputs.size(), 1u);
-  EXPECT_EQ(m.outputs[0].produces, "metric.batch/1");
+  EXPECT_EQ(m.outputs[0].produces, "metric.frame/1");
 }
 
 TEST(NvmlSampler, MissingLibraryIsAProbeReasonNotACrash) {

@@ -58,6 +58,35 @@ TEST(MessageJson, MetricBatchWithNonFiniteValues) {
   EXPECT_EQ(back.points[3].value, -std::numeric_limits<double>::infinity());
 }
 
+TEST(MessageJson, MetricFrameCarriesItsSeriesAndExpandsIntoPoints) {
+  auto schema = std::make_shared<MetricSchema>();
+  schema->series.push_back({"npu.power", "watts", {{"device", "0"}}, 0});
+  schema->series.push_back({"npu.temperature", "celsius", {{"device", "1"}}, 1});
+  schema->series.push_back({"host.memory.used", "bytes", {}, -1});
+  MetricFrame f;
+  f.schema = schema;
+  f.key = full_key();
+  f.values = {280.5, std::nan(""), 1e9};
+  const MetricFrame back = round_trip(f);
+  ASSERT_EQ(back.schema->series.size(), 3u);
+  EXPECT_EQ(back.schema->series[1].device, 1);
+  EXPECT_TRUE(std::isnan(back.values[1]));
+
+  const MetricBatch batch = to_metric_batch(f);
+  ASSERT_EQ(batch.points.size(), 2u);  // NaN = no reading this time
+  EXPECT_EQ(batch.points[0].name, "npu.power");
+  EXPECT_EQ(batch.points[0].key.device, 0);
+  EXPECT_EQ(batch.points[0].key.timestamp_ns, full_key().timestamp_ns);
+  EXPECT_EQ(batch.points[1].name, "host.memory.used");
+  EXPECT_EQ(batch.points[1].key.device, -1);
+  EXPECT_EQ(metric_points_of(Envelope::make(f.key, f)).points.size(), 2u);
+  EXPECT_THROW(metric_points_of(Envelope::make(f.key, EventBatch{})), MessageTypeError);
+
+  json bad = f;
+  bad["values"].push_back(1.0);  // more values than series
+  EXPECT_ANY_THROW((void)bad.get<MetricFrame>());
+}
+
 TEST(MessageJson, NonFiniteSpellingsFromOtherWritersAreRead) {
   const json j = {{"points",
                    {{{"name", "a"}, {"value", "NaN"}},

@@ -24,13 +24,15 @@ CounterDelta add_counter_points(std::vector<MetricPoint>& out, CounterTracker& t
 }
 
 bool SkippedReadings::count(const std::string& device, const std::string& source, const std::string& reason) {
-  return ++counts_[{device, source, reason}] == 1;
+  auto [it, added] = counts_.try_emplace({device, source, reason});
+  if (added) it->second.ordinal = static_cast<std::uint32_t>(counts_.size() - 1);
+  return ++it->second.n == 1;
 }
 
 void SkippedReadings::add_points(std::vector<MetricPoint>& out, const CorrelationKey& key) const {
-  for (const auto& [what, n] : counts_) {
+  for (const auto& [what, count] : counts_) {
     const auto& [device, source, reason] = what;
-    MetricPoint p{"sampler.skipped_readings", "count", static_cast<double>(n), key, {}};
+    MetricPoint p{"sampler.skipped_readings", "count", static_cast<double>(count.n), key, {}};
     if (!device.empty()) p.labels["device"] = device;
     p.labels["source_name"] = source;
     p.labels["reason"] = reason;
@@ -39,9 +41,20 @@ void SkippedReadings::add_points(std::vector<MetricPoint>& out, const Correlatio
   }
 }
 
+void SkippedReadings::add_to(FrameBuilder& frame) const {
+  for (const auto& [what, count] : counts_) {
+    const auto& [device, source, reason] = what;
+    frame.gauge({kSkippedReadingsKey, count.ordinal, 0, 0}, static_cast<double>(count.n), [&] {
+      MetricSeries s{"sampler.skipped_readings", "count", {{"source_name", source}, {"reason", reason}}, -1};
+      if (!device.empty()) s.labels["device"] = device;
+      return s;
+    });
+  }
+}
+
 std::uint64_t SkippedReadings::total() const {
   std::uint64_t n = 0;
-  for (const auto& [what, c] : counts_) n += c;
+  for (const auto& [what, c] : counts_) n += c.n;
   return n;
 }
 

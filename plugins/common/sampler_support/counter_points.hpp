@@ -11,6 +11,7 @@
 #include "cann_debug/host_services.hpp"
 #include "cann_debug/messages.hpp"
 #include "counter_delta.hpp"
+#include "frame_builder.hpp"
 
 namespace cann_debug::plugins::sampler_support {
 
@@ -38,11 +39,18 @@ class SkippedReadings {
   bool count(const std::string& device, const std::string& source, const std::string& reason);
   /// Appends one `sampler.skipped_readings` point per (device, source, reason) seen so far.
   void add_points(std::vector<MetricPoint>& out, const CorrelationKey& key) const;
+  /// The same readings into a frame (series keys with `what` = kSkippedReadingsKey).
+  void add_to(FrameBuilder& frame) const;
+  static constexpr std::uint32_t kSkippedReadingsKey = 0xffffffffu;
   std::uint64_t total() const;
   void clear() { counts_.clear(); }
 
  private:
-  std::map<std::tuple<std::string, std::string, std::string>, std::uint64_t> counts_;
+  struct Count {
+    std::uint64_t n = 0;
+    std::uint32_t ordinal = 0;  // order of first appearance: the series key in a frame
+  };
+  std::map<std::tuple<std::string, std::string, std::string>, Count> counts_;
 };
 
 }  // namespace cann_debug::plugins::sampler_support

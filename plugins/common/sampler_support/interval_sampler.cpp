@@ -39,6 +39,7 @@ IntervalSampler::IntervalSampler(const CreateContext& ctx, const Config& config)
 void IntervalSampler::start() {
   taken_ = 0;
   node_ = host_name();
+  frame_.clear();
   open();
 }
 
@@ -47,6 +48,13 @@ PollResult IntervalSampler::poll(Emitter& out) {
   CorrelationKey key;
   key.timestamp_ns = host_ ? host_->now_ns() : wall_clock_ns();
   key.node_id = node_;
+  if (frames_) {
+    frame_.begin(key);
+    sample_frame(frame_);
+    ++taken_;
+    if (!frame_.empty()) out.emit(0, key, frame_.finish());
+    return limit_ > 0 && taken_ >= limit_ ? PollResult::kDone : PollResult::kIdle;
+  }
   MetricBatch batch;
   sample(key, batch.points);
   ++taken_;

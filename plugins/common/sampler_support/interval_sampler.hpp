@@ -1,6 +1,7 @@
 // The loop every live sampler shares: take a sample every `interval`, stop after `samples` (0 = until
-// stopped), stamp points with the host clock and the node name, emit one metric.batch/1 on port 0.
-// A sampler derives from IntervalSampler and implements open() and sample().
+// stopped), stamp points with the host clock and the node name, emit one message on port 0: a
+// metric.frame/1 (sample_frame(), after emit_frames() in the constructor) or a metric.batch/1 (sample()).
+// A sampler derives from IntervalSampler and implements open() and one of the two.
 #pragma once
 
 #include <cstdint>
@@ -9,6 +10,7 @@
 
 #include "cann_debug/component.hpp"
 #include "cann_debug/messages.hpp"
+#include "sampler_support/frame_builder.hpp"
 
 namespace cann_debug::plugins::sampler_support {
 
@@ -34,7 +36,11 @@ class IntervalSampler : public Component {
   /// Called by start(): find the devices, open libraries. Throw (with the reason) when nothing can be read.
   virtual void open() = 0;
   /// Appends this sample's points; `key` has the timestamp and node to copy into each point.
-  virtual void sample(const CorrelationKey& key, std::vector<MetricPoint>& out) = 0;
+  virtual void sample(const CorrelationKey& /*key*/, std::vector<MetricPoint>& /*out*/) {}
+  /// Puts this sample's readings into `frame` (begun with the sample's time and node).
+  virtual void sample_frame(FrameBuilder& /*frame*/) {}
+  /// Emit metric.frame/1 from sample_frame() (the manifest's port 0 must say so) instead of batches.
+  void emit_frames() { frames_ = true; }
 
   HostServices* host() const { return host_; }
 
@@ -44,6 +50,8 @@ class IntervalSampler : public Component {
   std::int64_t limit_;
   std::int64_t taken_ = 0;
   std::string node_;
+  bool frames_ = false;
+  FrameBuilder frame_;
 };
 
 }  // namespace cann_debug::plugins::sampler_support

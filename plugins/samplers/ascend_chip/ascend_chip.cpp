@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <map>
 #include <memory>
 #include <set>
 #include <stdexcept>
@@ -39,7 +40,7 @@ Manifest make_manifest() {
   m.version = "0.1.0";
   m.stability = Stability::kAlpha;
   m.description =
-      "Samples every Ascend NPU once per interval and emits metric.batch/1 on port 'metrics' (labels device, "
+      "Samples every Ascend NPU once per interval and emits metric.frame/1 on port 'metrics' (labels device, "
       "node, source_name): npu.aicore.utilization, npu.aivector.utilization, npu.aicpu.utilization (ratio), "
       "npu.hbm.used, npu.hbm.capacity (bytes), npu.hbm.utilization, npu.hbm.bandwidth_utilization (ratio), "
       "npu.hbm.frequency (hertz), npu.hbm.temperature, npu.temperature (celsius), npu.power (watts; DCMI "
@@ -50,7 +51,7 @@ Manifest make_manifest() {
       "Temperatures DCMI marks invalid (0x7ffd) or unreadable (0x7fff) and calls that return an error code "
       "give no point; they are counted in sampler.skipped_readings (count; labels source_name, reason) and "
       "logged once. Calls the driver does not support (-8255) are not made again.";
-  m.outputs = {{"metrics", std::string(MetricBatch::type_id), "one batch of metric points per sample"}};
+  m.outputs = {{"metrics", std::string(MetricFrame::type_id), "one frame of readings per sample"}};
   m.options = ss::interval_options();
   m.options.push_back({.name = "backend",
                        .type = OptionType::kEnum,
@@ -118,92 +119,118 @@ class DcmiChip {
     return !devices_.empty();
   }
 
-  void sample(const CorrelationKey& key, std::vector<MetricPoint>& out, dcmi::DcmiCalls& calls) {
+  void sample(ss::FrameBuilder& frame, dcmi::DcmiCalls& calls) {
     calls_ = &calls;
-    for (const auto& dev : devices_) sample_device(dev, key, out);
+    for (std::uint32_t i = 0; i < devices_.size(); ++i) sample_device(i, frame);
   }
 
  private:
-  void sample_device(const DcmiDevice& dev, CorrelationKey key, std::vector<MetricPoint>& out) {
+  // What a series measures: the first part of its frame key (the device index follows).
+  enum What : std::uint32_t {
+    kUtilisation = 1,  // + 0..2
+    kHbmCapacity = 4,
+    kHbmUsed,
+    kHbmUtilisation,
+    kHbmBandwidth,
+    kHbmFrequency,
+    kHbmTemperature,
+    kPower,
+    kTemperature,
+    kFrequency,  // + 0..1
+    kHealth = kFrequency + 2,
+    kErrorCount,
+    kErrorCode,
+  };
+
+  void sample_device(std::uint32_t index, ss::FrameBuilder& frame) {
+    const DcmiDevice& dev = devices_[index];
     const auto& api = lib_.api();
-    key.device = dev.logic_id;
-    auto add = [&](const char* name, const char* unit, double value, std::string source, Labels labels = {}) {
-      labels["device"] = dev.label;
-      labels["source_name"] = std::move(source);
-      out.push_back(ss::IntervalSampler::point(key, name, unit, value, std::move(labels)));
+    auto add = [&](std::uint32_t what, const char* name, const char* unit, double value, const char* source,
+                   std::uint32_t extra = 0, Labels labels = {}) {
+      frame.gauge({what, index, 0, extra}, value, [&] {
+        labels["device"] = dev.label;
+        labels["source_name"] = source;
+        return MetricSeries{name, unit, std::move(labels), dev.logic_id};
+      });
     };
     const int c = dev.card, d = dev.device;
 
     static constexpr struct {
       int type;
       const char* name;
-    } kUtilisations[] = {{dcmi::kUtilAiCore, "npu.aicore.utilization"},
-                         {dcmi::kUtilVectorCore, "npu.aivector.utilization"},
-                         {dcmi::kUtilAiCpu, "npu.aicpu.utilization"}};
-    for (const auto& u : kUtilisations) {
+      const char* call;
+    } kUtilisations[] = {
+        {dcmi::kUtilAiCore, "npu.aicore.utilization", "dcmi_get_device_utilization_rate(2)"},
+        {dcmi::kUtilVectorCore, "npu.aivector.utilization", "dcmi_get_device_utilization_rate(12)"},
+        {dcmi::kUtilAiCpu, "npu.aicpu.utilization", "dcmi_get_device_utilization_rate(3)"}};
+    static_assert(dcmi::kUtilAiCore == 2 && dcmi::kUtilVectorCore == 12 && dcmi::kUtilAiCpu == 3);
+    for (std::uint32_t i = 0; i < std::size(kUtilisations); ++i) {
+      const auto& u = kUtilisations[i];
       unsigned rate = 0;
-      const std::string call = fmt::format("dcmi_get_device_utilization_rate({})", u.type);
-      if (api.get_device_utilization_rate && can_call(dev, call) &&
-          ok(dev, call, api.get_device_utilization_rate(c, d, u.type, &rate)))
-        add(u.name, "ratio", rate * 0.01, call);
+      if (api.get_device_utilization_rate && can_call(dev, u.call) &&
+          ok(dev, u.call, api.get_device_utilization_rate(c, d, u.type, &rate)))
+        add(kUtilisation + i, u.name, "ratio", rate * 0.01, u.call);
     }
 
     dcmi::dcmi_hbm_info hbm{};
     if (api.get_device_hbm_info && can_call(dev, "dcmi_get_device_hbm_info") &&
         ok(dev, "dcmi_get_device_hbm_info", api.get_device_hbm_info(c, d, &hbm))) {
-      add("npu.hbm.capacity", "bytes", static_cast<double>(hbm.memory_size) * kMiB,
+      add(kHbmCapacity, "npu.hbm.capacity", "bytes", static_cast<double>(hbm.memory_size) * kMiB,
           "dcmi_hbm_info.memory_size");
-      add("npu.hbm.used", "bytes", static_cast<double>(hbm.memory_usage) * kMiB,
+      add(kHbmUsed, "npu.hbm.used", "bytes", static_cast<double>(hbm.memory_usage) * kMiB,
           "dcmi_hbm_info.memory_usage");
       if (hbm.memory_size > 0)
-        add("npu.hbm.utilization", "ratio",
+        add(kHbmUtilisation, "npu.hbm.utilization", "ratio",
             static_cast<double>(hbm.memory_usage) / static_cast<double>(hbm.memory_size),
             "dcmi_hbm_info.memory_usage");
-      add("npu.hbm.bandwidth_utilization", "ratio", hbm.bandwith_util_rate * 0.01,
+      add(kHbmBandwidth, "npu.hbm.bandwidth_utilization", "ratio", hbm.bandwith_util_rate * 0.01,
           "dcmi_hbm_info.bandwith_util_rate");
-      add("npu.hbm.frequency", "hertz", hbm.freq * 1e6, "dcmi_hbm_info.freq");
+      add(kHbmFrequency, "npu.hbm.frequency", "hertz", hbm.freq * 1e6, "dcmi_hbm_info.freq");
       if (valid_temperature(dev, "dcmi_hbm_info.temp", hbm.temp))
-        add("npu.hbm.temperature", "celsius", hbm.temp, "dcmi_hbm_info.temp");
+        add(kHbmTemperature, "npu.hbm.temperature", "celsius", hbm.temp, "dcmi_hbm_info.temp");
     }
 
     int power = 0;
     if (api.get_device_power_info && can_call(dev, "dcmi_get_device_power_info") &&
         ok(dev, "dcmi_get_device_power_info", api.get_device_power_info(c, d, &power)))
-      add("npu.power", "watts", power * 0.1, "dcmi_get_device_power_info");  // 0.1 W units
+      add(kPower, "npu.power", "watts", power * 0.1, "dcmi_get_device_power_info");  // 0.1 W units
 
     int temperature = 0;
     if (api.get_device_temperature && can_call(dev, "dcmi_get_device_temperature") &&
         ok(dev, "dcmi_get_device_temperature", api.get_device_temperature(c, d, &temperature)) &&
         valid_temperature(dev, "dcmi_get_device_temperature", temperature))
-      add("npu.temperature", "celsius", temperature, "dcmi_get_device_temperature");
+      add(kTemperature, "npu.temperature", "celsius", temperature, "dcmi_get_device_temperature");
 
     static constexpr struct {
       dcmi::dcmi_freq_type type;
       const char* name;
-    } kFrequencies[] = {{dcmi::DCMI_FREQ_AICORE_CURRENT_, "npu.aicore.frequency"},
-                        {dcmi::DCMI_FREQ_AICORE_MAX, "npu.aicore.rated_frequency"}};
-    for (const auto& f : kFrequencies) {
+      const char* call;
+    } kFrequencies[] = {
+        {dcmi::DCMI_FREQ_AICORE_CURRENT_, "npu.aicore.frequency", "dcmi_get_device_frequency(7)"},
+        {dcmi::DCMI_FREQ_AICORE_MAX, "npu.aicore.rated_frequency", "dcmi_get_device_frequency(9)"}};
+    static_assert(dcmi::DCMI_FREQ_AICORE_CURRENT_ == 7 && dcmi::DCMI_FREQ_AICORE_MAX == 9);
+    for (std::uint32_t i = 0; i < std::size(kFrequencies); ++i) {
+      const auto& f = kFrequencies[i];
       unsigned mhz = 0;
-      const std::string call = fmt::format("dcmi_get_device_frequency({})", static_cast<int>(f.type));
-      if (api.get_device_frequency && can_call(dev, call) &&
-          ok(dev, call, api.get_device_frequency(c, d, f.type, &mhz)))
-        add(f.name, "hertz", mhz * 1e6, call);
+      if (api.get_device_frequency && can_call(dev, f.call) &&
+          ok(dev, f.call, api.get_device_frequency(c, d, f.type, &mhz)))
+        add(kFrequency + i, f.name, "hertz", mhz * 1e6, f.call);
     }
 
     unsigned health = 0;
     if (api.get_device_health && can_call(dev, "dcmi_get_device_health") &&
         ok(dev, "dcmi_get_device_health", api.get_device_health(c, d, &health)))
-      add("npu.health", "state", health < 4 ? static_cast<double>(health) : -1.0, "dcmi_get_device_health",
-          {{"health", health_name(health)}});
+      add(kHealth, "npu.health", "state", health < 4 ? static_cast<double>(health) : -1.0,
+          "dcmi_get_device_health", health, {{"health", health_name(health)}});
 
     int count = 0;
     unsigned codes[kMaxErrorCodes] = {};
     if (api.get_device_errorcode_v2 && can_call(dev, "dcmi_get_device_errorcode_v2") &&
         ok(dev, "dcmi_get_device_errorcode_v2",
            api.get_device_errorcode_v2(c, d, &count, codes, kMaxErrorCodes))) {
-      add("npu.error_count", "count", count, "dcmi_get_device_errorcode_v2");
+      add(kErrorCount, "npu.error_count", "count", count, "dcmi_get_device_errorcode_v2");
       for (int i = 0; i < std::clamp(count, 0, static_cast<int>(kMaxErrorCodes)); ++i)
-        add("npu.error_code", "code", codes[i], "dcmi_get_device_errorcode_v2",
+        add(kErrorCode, "npu.error_code", "code", codes[i], "dcmi_get_device_errorcode_v2", codes[i],
             {{"code", fmt::format("0x{:08X}", codes[i])}});
     }
   }
@@ -243,7 +270,8 @@ class NpuSmiChip {
     return !ids_.empty();
   }
 
-  void sample(const CorrelationKey& key, std::vector<MetricPoint>& out, dcmi::DcmiCalls& calls) {
+  void sample(ss::FrameBuilder& frame, dcmi::DcmiCalls& calls) {
+    const CorrelationKey& key = frame.key();
     for (int id : ids_) {
       ascend_console::ConsoleContext ctx;
       ctx.timestamp = key.timestamp_ns;
@@ -260,13 +288,22 @@ class NpuSmiChip {
         for (auto& p : r.points) {
           Labels identity = p.labels;
           identity.erase("source_name");
-          if (seen.insert(fmt::format("{}{}", p.name, identity)).second) out.push_back(std::move(p));
+          std::string what = fmt::format("{}{}", p.name, identity);
+          if (!seen.insert(what).second) continue;
+          // The series key: the name and labels (without the source), numbered in order of appearance.
+          const auto ordinal =
+              ordinals_.try_emplace(what, static_cast<std::uint32_t>(ordinals_.size())).first->second;
+          frame.gauge({ordinal, static_cast<std::uint32_t>(id)}, p.value, [&] {
+            p.labels.erase("node");  // the frame adds this node's name
+            return MetricSeries{p.name, p.unit, p.labels, id};
+          });
         }
       }
     }
   }
 
  private:
+  std::map<std::string, std::uint32_t, std::less<>> ordinals_;
   std::string tool_;
   std::chrono::milliseconds timeout_{5000};
   std::vector<int> ids_;
@@ -306,7 +343,9 @@ Backends open_backend(const Config& config, std::string& reason) {
 class AscendChipSampler final : public ss::IntervalSampler {
  public:
   AscendChipSampler(const CreateContext& ctx, const Config& config)
-      : IntervalSampler(ctx, config), config_(config) {}
+      : IntervalSampler(ctx, config), config_(config) {
+    emit_frames();
+  }
 
  protected:
   void open() override {
@@ -318,10 +357,10 @@ class AscendChipSampler final : public ss::IntervalSampler {
       throw std::runtime_error("ascend_chip: no NPU to sample: " + reason);
   }
 
-  void sample(const CorrelationKey& key, std::vector<MetricPoint>& out) override {
-    if (backends_.dcmi) backends_.dcmi->sample(key, out, calls_);
-    if (backends_.npu_smi) backends_.npu_smi->sample(key, out, calls_);
-    calls_.skipped().add_points(out, key);
+  void sample_frame(ss::FrameBuilder& frame) override {
+    if (backends_.dcmi) backends_.dcmi->sample(frame, calls_);
+    if (backends_.npu_smi) backends_.npu_smi->sample(frame, calls_);
+    calls_.skipped().add_to(frame);
   }
 
  private:

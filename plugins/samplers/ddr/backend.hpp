@@ -8,6 +8,7 @@
 
 #include "cann_debug/host_services.hpp"
 #include "cann_debug/messages.hpp"
+#include "sampler_support/frame_builder.hpp"
 
 namespace cann_debug::plugins::ddr_detail {
 
@@ -19,9 +20,17 @@ class DdrBackend {
   virtual void start() {}
   /// Closes what start() opened; idempotent.
   virtual void stop() {}
-  /// Appends this sample's points (rates from the second sample on).
-  virtual void sample(std::int64_t now_ns, const CorrelationKey& key, std::vector<MetricPoint>& out,
-                      Logger* log) = 0;
+  /// Puts this sample's readings into `frame` (rates from the second sample on). Each back end keys its
+  /// series with its own `what` values (kWhat* below).
+  virtual void sample(std::int64_t now_ns, sampler_support::FrameBuilder& frame, Logger* log) = 0;
+};
+
+// The first part of the series keys of each back end.
+enum BackendWhat : std::uint32_t {
+  kWhatResctrl = 100,
+  kWhatMeminfo = 200,
+  kWhatDcmi = 300,
+  kWhatPerfImc = 400,
 };
 
 }  // namespace cann_debug::plugins::ddr_detail

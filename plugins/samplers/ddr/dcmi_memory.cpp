@@ -41,20 +41,24 @@ void DcmiMemory::start() {
   if (!lib_.enumerate(devices_)) throw std::runtime_error(fmt::format("ddr: dcmi: {}", lib_.error()));
 }
 
-void DcmiMemory::sample(std::int64_t, const CorrelationKey& key, std::vector<MetricPoint>& out, Logger* log) {
+void DcmiMemory::sample(std::int64_t, sampler_support::FrameBuilder& frame, Logger* log) {
   calls_.set_logger(log);
-  for (const auto& dev : devices_) {
-    for (const auto& r : kRates) {
+  for (std::uint32_t d = 0; d < devices_.size(); ++d) {
+    const auto& dev = devices_[d];
+    for (std::uint32_t i = 0; i < std::size(kRates); ++i) {
+      const auto& r = kRates[i];
       if (!calls_.can_call(dev.label, r.source)) continue;
       unsigned int rate = 0;
       if (!calls_.ok(dev.label, r.source,
                      lib_.api().get_device_utilization_rate(dev.card, dev.device, r.input_type, &rate)))
         continue;
-      out.push_back(
-          {r.metric, "ratio", rate * 0.01, key, {{"device", dev.label}, {"source_name", r.source}}});
+      frame.gauge({kWhatDcmi + i, d}, rate * 0.01, [&] {
+        return MetricSeries{
+            r.metric, "ratio", {{"device", dev.label}, {"source_name", r.source}}, dev.logic_id};
+      });
     }
   }
-  calls_.skipped().add_points(out, key);
+  calls_.skipped().add_to(frame);
 }
 
 }  // namespace cann_debug::plugins::ddr_detail

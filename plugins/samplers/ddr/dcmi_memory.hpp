@@ -22,8 +22,7 @@ class DcmiMemory final : public DdrBackend {
   /// npu.ddr.bandwidth_utilization and npu.hbm.bandwidth_utilization (ratio) per NPU (label device = the
   /// logical id); an error code gives no point and is counted in sampler.skipped_readings; a type the chip
   /// does not support (-8255) is not asked again.
-  void sample(std::int64_t now_ns, const CorrelationKey& key, std::vector<MetricPoint>& out,
-              Logger* log) override;
+  void sample(std::int64_t now_ns, sampler_support::FrameBuilder& frame, Logger* log) override;
 
  private:
   std::string library_;

@@ -33,7 +33,7 @@ Manifest make_manifest() {
   m.version = "0.1.0";
   m.stability = Stability::kAlpha;
   m.description =
-      "Samples host memory (DDR) bandwidth and usage once per interval and emits metric.batch/1 on port "
+      "Samples host memory (DDR) bandwidth and usage once per interval and emits metric.frame/1 on port "
       "'metrics'. Back ends: resctrl (Intel RDT / AMD PQoS memory bandwidth monitoring: the cumulative "
       "<root>/sys/fs/resctrl/mon_data/mon_L3_<id>/mbm_total_bytes and mbm_local_bytes of the default group "
       "-> "
@@ -53,7 +53,7 @@ Manifest make_manifest() {
       "Rates start with the second sample; a counter that goes back (remount, reset) is skipped for one "
       "sample. `backends: [auto]` uses every back end that can run here; a listed back end that cannot is "
       "an error naming why.";
-  m.outputs = {{"metrics", std::string(MetricBatch::type_id), "one batch of metric points per sample"}};
+  m.outputs = {{"metrics", std::string(MetricFrame::type_id), "one frame of readings per sample"}};
   m.options = {
       sampler_support::option_spec("root", OptionType::kString,
                                    "directory holding the proc and sys trees to read (tests: a fixture)",
@@ -160,6 +160,7 @@ class DdrSampler final : public Component {
   void stop() override {
     for (auto& b : active_) b->stop();
     active_.clear();
+    frame_.clear();
   }
 
   PollResult poll(Emitter& out) override {
@@ -168,12 +169,10 @@ class DdrSampler final : public Component {
     CorrelationKey key;
     key.timestamp_ns = now;
     key.node_id = node_;
-    MetricBatch batch;
-    for (auto& b : active_) b->sample(now, key, batch.points, host_ ? &host_->logger() : nullptr);
-    if (!node_.empty())
-      for (auto& p : batch.points) p.labels["node"] = node_;
+    frame_.begin(key);  // the frame labels every series with the node
+    for (auto& b : active_) b->sample(now, frame_, host_ ? &host_->logger() : nullptr);
     ++taken_;
-    if (!batch.points.empty()) out.emit(0, key, std::move(batch));
+    if (!frame_.empty()) out.emit(0, key, frame_.finish());
     return limit_ > 0 && taken_ >= limit_ ? PollResult::kDone : PollResult::kIdle;
   }
 
@@ -188,6 +187,7 @@ class DdrSampler final : public Component {
   std::vector<std::unique_ptr<DdrBackend>> active_;
   std::int64_t taken_ = 0;
   std::string node_;
+  sampler_support::FrameBuilder frame_;
 };
 
 class DdrFactory final : public SimpleFactory<DdrSampler> {

@@ -37,7 +37,7 @@ std::string meminfo_unavailable_reason(const std::string& root) {
 
 MeminfoUsage::MeminfoUsage(const std::string& root) : path_(ss::join_path(root, "proc/meminfo")) {}
 
-void MeminfoUsage::sample(std::int64_t, const CorrelationKey& key, std::vector<MetricPoint>& out, Logger*) {
+void MeminfoUsage::sample(std::int64_t, ss::FrameBuilder& frame, Logger*) {
   const auto text = ss::read_text_file(path_);
   if (!text) throw std::runtime_error(fmt::format("ddr: cannot read {}", path_));
   const auto m = parse_meminfo(*text);
@@ -45,17 +45,23 @@ void MeminfoUsage::sample(std::int64_t, const CorrelationKey& key, std::vector<M
     auto it = m.find(k);
     return it == m.end() ? nullptr : &it->second;
   };
+  std::uint32_t what = kWhatMeminfo;
   auto add = [&](const char* name, std::uint64_t bytes, const char* source) {
-    out.push_back({name, "bytes", static_cast<double>(bytes), key, {{"source_name", source}}});
+    frame.gauge({what++}, static_cast<double>(bytes), [&] {
+      return MetricSeries{name, "bytes", {{"source_name", source}}, -1};
+    });
   };
   const auto* total = get("MemTotal");
   if (!total) throw std::runtime_error(fmt::format("ddr: {} has no MemTotal line", path_));
   add("ddr.memory.total", *total, "MemTotal");
-  if (const auto* avail = get("MemAvailable")) {
-    add("ddr.memory.available", *avail, "MemAvailable");
-    add("ddr.memory.used", *total >= *avail ? *total - *avail : 0, "MemTotal-MemAvailable");
-  }
+  // Each series keeps its own number whichever lines the file has.
+  const auto* avail = get("MemAvailable");
+  if (avail) add("ddr.memory.available", *avail, "MemAvailable");
+  what = kWhatMeminfo + 2;
+  if (avail) add("ddr.memory.used", *total >= *avail ? *total - *avail : 0, "MemTotal-MemAvailable");
+  what = kWhatMeminfo + 3;
   if (const auto* cached = get("Cached")) add("ddr.memory.cached", *cached, "Cached");
+  what = kWhatMeminfo + 4;
   if (const auto* dirty = get("Dirty")) add("ddr.memory.dirty", *dirty, "Dirty");
 }
 

@@ -20,8 +20,7 @@ class MeminfoUsage final : public DdrBackend {
  public:
   explicit MeminfoUsage(const std::string& root);
   const char* name() const override { return "meminfo"; }
-  void sample(std::int64_t now_ns, const CorrelationKey& key, std::vector<MetricPoint>& out,
-              Logger* log) override;
+  void sample(std::int64_t now_ns, sampler_support::FrameBuilder& frame, Logger* log) override;
 
  private:
   std::string path_;

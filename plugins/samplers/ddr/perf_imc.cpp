@@ -227,7 +227,7 @@ void PerfImc::stop() {
   counters_.clear();
 }
 
-void PerfImc::sample(std::int64_t now_ns, const CorrelationKey& key, std::vector<MetricPoint>& out, Logger*) {
+void PerfImc::sample(std::int64_t now_ns, ss::FrameBuilder& frame, Logger*) {
   // Bytes per second per (socket, direction), summed over the socket's IMC channels.
   std::map<std::pair<std::string, bool>, double> rates;
   for (std::size_t i = 0; i < fds_.size(); ++i) {
@@ -237,13 +237,19 @@ void PerfImc::sample(std::int64_t now_ns, const CorrelationKey& key, std::vector
     if (!d.has_delta() || d.seconds <= 0) continue;
     rates[{fds_[i].socket, fds_[i].write}] += d.rate_per_second() * fds_[i].bytes_per_count;
   }
-  for (const auto& [where, rate] : rates)
-    out.push_back(
-        {where.second ? "ddr.bandwidth.write" : "ddr.bandwidth.read",
-         "bytes/s",
-         rate,
-         key,
-         {{"socket", where.first}, {"source_name", where.second ? "cas_count_write" : "cas_count_read"}}});
+  for (const auto& [where, rate] : rates) {
+    const auto& [socket, write] = where;
+    std::uint32_t socket_id = 0;
+    const auto [end, ec] = std::from_chars(socket.data(), socket.data() + socket.size(), socket_id);
+    (void)end;
+    (void)ec;
+    frame.gauge({kWhatPerfImc, socket_id, write ? 1u : 0u}, rate, [&] {
+      return MetricSeries{write ? "ddr.bandwidth.write" : "ddr.bandwidth.read",
+                          "bytes/s",
+                          {{"socket", socket}, {"source_name", write ? "cas_count_write" : "cas_count_read"}},
+                          -1};
+    });
+  }
 }
 
 }  // namespace cann_debug::plugins::ddr_detail

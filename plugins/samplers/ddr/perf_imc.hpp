@@ -51,8 +51,7 @@ class PerfImc final : public DdrBackend {
   void start() override;
   void stop() override;
   /// ddr.bandwidth.read and ddr.bandwidth.write (bytes/s) per socket (label socket).
-  void sample(std::int64_t now_ns, const CorrelationKey& key, std::vector<MetricPoint>& out,
-              Logger* log) override;
+  void sample(std::int64_t now_ns, sampler_support::FrameBuilder& frame, Logger* log) override;
 
  private:
   struct Open {

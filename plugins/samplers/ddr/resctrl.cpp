@@ -48,14 +48,21 @@ std::string resctrl_unavailable_reason(const std::string& root) {
 
 ResctrlMbm::ResctrlMbm(const std::string& root) : mon_data_(ss::join_path(root, "sys/fs/resctrl/mon_data")) {}
 
-void ResctrlMbm::sample(std::int64_t now_ns, const CorrelationKey& key, std::vector<MetricPoint>& out,
-                        Logger* log) {
-  for (const auto& d : domains(mon_data_)) {
-    for (const auto& [file, metric] : kCounters) {
-      const std::string path = mon_data_ + "/" + d + "/" + file;
+void ResctrlMbm::sample(std::int64_t now_ns, ss::FrameBuilder& frame, Logger* log) {
+  constexpr std::int64_t kListEveryNs = 5'000'000'000;  // monitoring domains do not come and go
+  if (now_ns >= next_list_ns_) {
+    domains_ = domains(mon_data_);
+    next_list_ns_ = now_ns + kListEveryNs;
+  }
+  std::string path;
+  for (std::uint32_t d = 0; d < domains_.size(); ++d) {
+    const std::string& dir = domains_[d];
+    for (std::uint32_t c = 0; c < std::size(kCounters); ++c) {
+      const auto& [file, metric] = kCounters[c];
+      path.assign(mon_data_).append("/").append(dir).append("/").append(file);
       const auto text = ss::read_first_line(path);
       if (!text) continue;
-      const auto value = ss::read_u64_file(path);
+      const auto value = ss::parse_u64_line(*text);
       if (!value) {
         // "Unavailable": the hardware had no reading for this RMID now (or "Error"). Keep the previous
         // reading so the next rate covers the gap.
@@ -65,13 +72,11 @@ void ResctrlMbm::sample(std::int64_t now_ns, const CorrelationKey& key, std::vec
         }
         continue;
       }
-      const auto delta = counters_.update(d + "/" + file, *value, now_ns);
-      if (!delta.has_delta() || delta.seconds <= 0) continue;
-      out.push_back({metric,
-                     "bytes/s",
-                     delta.rate_per_second(),
-                     key,
-                     {{"domain", domain_label(d)}, {"source_name", file}}});
+      const std::string label = domain_label(dir);
+      const auto domain = static_cast<std::uint32_t>(std::stoul(label));
+      frame.rate({kWhatResctrl + c, domain}, *value, 64, now_ns, [&] {
+        return MetricSeries{metric, "bytes/s", {{"domain", label}, {"source_name", file}}, -1};
+      });
     }
   }
 }

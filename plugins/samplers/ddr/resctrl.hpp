@@ -18,12 +18,12 @@ class ResctrlMbm final : public DdrBackend {
   const char* name() const override { return "resctrl"; }
   /// ddr.bandwidth.total and ddr.bandwidth.local (bytes/s) per L3 domain (label domain). A counter that
   /// reads "Unavailable" gives no point this sample (noted once); the next reading's rate spans the gap.
-  void sample(std::int64_t now_ns, const CorrelationKey& key, std::vector<MetricPoint>& out,
-              Logger* log) override;
+  void sample(std::int64_t now_ns, sampler_support::FrameBuilder& frame, Logger* log) override;
 
  private:
   std::string mon_data_;
-  sampler_support::CounterTracker counters_;
+  std::vector<std::string> domains_;  // mon_L3_* directories, listed again every few seconds
+  std::int64_t next_list_ns_ = 0;
   bool noted_unavailable_ = false;
 };
 

@@ -35,7 +35,7 @@ Manifest make_manifest() {
   m.stability = Stability::kAlpha;
   m.description =
       "Samples the HCCS links of every Ascend NPU through DCMI (libdcmi.so) once per interval and emits "
-      "metric.batch/1 on port 'metrics' (labels device = logical id, link = 0..15, node, source_name): "
+      "metric.frame/1 on port 'metrics' (labels device = logical id, link = 0..15, node, source_name): "
       "hccs.link.tx_bandwidth, hccs.link.rx_bandwidth and per device hccs.device.tx_bandwidth, "
       "hccs.device.rx_bandwidth (bytes/s; DCMI measures GB/s over bandwidth_window), the cumulative link "
       "counters as rates hccs.link.tx_packets, hccs.link.rx_packets, hccs.link.crc_errors, "
@@ -44,7 +44,7 @@ Manifest make_manifest() {
       "status is 0x3 = up, else 0; labels hdlc_status, pcs_status). Links that never showed traffic, "
       "errors or bandwidth are left out unless all_links is set. Error codes skip the reading and are "
       "counted in sampler.skipped_readings (count; labels source_name, reason).";
-  m.outputs = {{"metrics", std::string(MetricBatch::type_id), "one batch of metric points per sample"}};
+  m.outputs = {{"metrics", std::string(MetricFrame::type_id), "one frame of readings per sample"}};
   m.options = ss::interval_options();
   m.options.push_back(ss::dcmi_library_option());
   m.options.push_back({.name = "bandwidth_window",
@@ -112,83 +112,100 @@ class HccsSampler final : public ss::IntervalSampler {
         config_(config),
         window_ms_(static_cast<int>(config.duration_ns("bandwidth_window") / 1'000'000)),
         links_(static_cast<int>(config.integer("links"))),
-        all_links_(config.boolean("all_links")) {}
+        all_links_(config.boolean("all_links")) {
+    emit_frames();
+  }
 
  protected:
   void open() override {
     calls_.clear();
     calls_.set_logger(host() ? &host()->logger() : nullptr);
-    counters_.clear();
-    active_.clear();
     std::string reason;
     if (!open_devices(config_, lib_, devices_, reason))
       throw std::runtime_error("hccs: no NPU to sample: " + reason);
+    active_.assign(devices_.size(), {});
   }
 
-  void sample(const CorrelationKey& key, std::vector<MetricPoint>& out) override {
-    for (const auto& dev : devices_) sample_device(dev, key, out);
-    calls_.skipped().add_points(out, key);
+  void sample_frame(ss::FrameBuilder& frame) override {
+    for (std::size_t i = 0; i < devices_.size(); ++i) sample_device(static_cast<std::uint32_t>(i), frame);
+    calls_.skipped().add_to(frame);
   }
 
  private:
-  void sample_device(const DcmiDevice& dev, CorrelationKey key, std::vector<MetricPoint>& out) {
+  // What a series measures: the first part of its key (device index, link, ... follow).
+  enum What : std::uint32_t {
+    kDeviceTx = 1,
+    kDeviceRx,
+    kLinkTx,
+    kLinkRx,
+    kStatus,
+    kCounters,  // + index into kCounters
+  };
+
+  void sample_device(std::uint32_t d, ss::FrameBuilder& frame) {
+    const DcmiDevice& dev = devices_[d];
     const auto& api = lib_.api();
-    key.device = dev.logic_id;
-    auto make = [&](const char* name, const char* unit, double value, std::string source,
-                    Labels labels = {}) {
+    auto series = [&](const char* name, const char* unit, const char* source, Labels labels = {}) {
       labels["device"] = dev.label;
-      labels["source_name"] = std::move(source);
-      return point(key, name, unit, value, std::move(labels));
+      labels["source_name"] = source;
+      return MetricSeries{name, unit, std::move(labels), dev.logic_id};
     };
-    // Points of each link are held until we know whether the link is in use.
-    std::vector<std::vector<MetricPoint>> per_link(static_cast<std::size_t>(links_));
-    auto& active = active_[dev.label];
-    auto link_point = [&](int link, bool nonzero, MetricPoint p) {
-      p.labels["link"] = std::to_string(link);
-      per_link[static_cast<std::size_t>(link)].push_back(std::move(p));
-      if (nonzero) active[static_cast<std::size_t>(link)] = true;
+    auto link_series = [&](const char* name, const char* unit, const char* source, std::uint32_t link) {
+      return series(name, unit, source, {{"link", std::to_string(link)}});
     };
+    auto& active = active_[d];
 
     dcmi::dcmi_hccs_bandwidth_info bw{};
     bw.profiling_time = window_ms_;
     const char* bw_call = "dcmi_get_hccs_link_bandwidth_info";
-    if (api.get_hccs_link_bandwidth_info && calls_.can_call(dev.label, bw_call) &&
-        calls_.ok(dev.label, bw_call, api.get_hccs_link_bandwidth_info(dev.card, dev.device, &bw))) {
-      out.push_back(make("hccs.device.tx_bandwidth", "bytes/s", bw.total_txbw * kGB, "total_txbw"));
-      out.push_back(make("hccs.device.rx_bandwidth", "bytes/s", bw.total_rxbw * kGB, "total_rxbw"));
-      for (int i = 0; i < links_; ++i) {
-        link_point(i, bw.tx_bandwidth[i] > 0,
-                   make("hccs.link.tx_bandwidth", "bytes/s", bw.tx_bandwidth[i] * kGB, "tx_bandwidth"));
-        link_point(i, bw.rx_bandwidth[i] > 0,
-                   make("hccs.link.rx_bandwidth", "bytes/s", bw.rx_bandwidth[i] * kGB, "rx_bandwidth"));
-      }
-    }
-
+    const bool have_bw =
+        api.get_hccs_link_bandwidth_info && calls_.can_call(dev.label, bw_call) &&
+        calls_.ok(dev.label, bw_call, api.get_hccs_link_bandwidth_info(dev.card, dev.device, &bw));
     dcmi::dcmi_hccs_statistic_info stats{};
     unsigned size = sizeof stats;
     const char* stats_call = "dcmi_get_device_info(HCCS, statistics)";
-    if (api.get_device_info && calls_.can_call(dev.label, stats_call) &&
-        calls_.ok(dev.label, stats_call,
-                  api.get_device_info(dev.card, dev.device, dcmi::DCMI_MAIN_CMD_HCCS,
-                                      dcmi::kHccsSubCmdStatistics, &stats, &size))) {
-      const std::int64_t read_ns = ss::read_clock_ns(host());
-      static constexpr struct {
-        unsigned (dcmi::dcmi_hccs_statistic_info::*counts)[dcmi::kHccsMaxLinks];
-        const char* name;
-        const char* source;
-      } kCounters[] = {{&dcmi::dcmi_hccs_statistic_info::tx_cnt, "hccs.link.tx_packets", "tx_cnt"},
-                       {&dcmi::dcmi_hccs_statistic_info::rx_cnt, "hccs.link.rx_packets", "rx_cnt"},
-                       {&dcmi::dcmi_hccs_statistic_info::crc_err_cnt, "hccs.link.crc_errors", "crc_err_cnt"},
-                       {&dcmi::dcmi_hccs_statistic_info::retry_cnt, "hccs.link.retries", "retry_cnt"}};
-      for (const auto& c : kCounters)
-        for (int i = 0; i < links_; ++i) {
-          const unsigned value = (stats.*c.counts)[i];
-          std::vector<MetricPoint> points;
-          MetricPoint proto = make(c.name, "count", 0, c.source, {{"link", std::to_string(i)}});
-          ss::add_counter_points(points, counters_, fmt::format("{}/{}/{}", dev.label, i, c.source), value,
-                                 32, proto, read_ns);
-          if (value != 0) active[static_cast<std::size_t>(i)] = true;
-          for (auto& p : points) link_point(i, false, std::move(p));
+    const bool have_stats = api.get_device_info && calls_.can_call(dev.label, stats_call) &&
+                            calls_.ok(dev.label, stats_call,
+                                      api.get_device_info(dev.card, dev.device, dcmi::DCMI_MAIN_CMD_HCCS,
+                                                          dcmi::kHccsSubCmdStatistics, &stats, &size));
+    const std::int64_t read_ns = ss::read_clock_ns(host());
+    static constexpr struct {
+      unsigned (dcmi::dcmi_hccs_statistic_info::*counts)[dcmi::kHccsMaxLinks];
+      const char* name;
+      const char* source;
+    } kCounterFields[] = {
+        {&dcmi::dcmi_hccs_statistic_info::tx_cnt, "hccs.link.tx_packets", "tx_cnt"},
+        {&dcmi::dcmi_hccs_statistic_info::rx_cnt, "hccs.link.rx_packets", "rx_cnt"},
+        {&dcmi::dcmi_hccs_statistic_info::crc_err_cnt, "hccs.link.crc_errors", "crc_err_cnt"},
+        {&dcmi::dcmi_hccs_statistic_info::retry_cnt, "hccs.link.retries", "retry_cnt"}};
+    // A link counts as in use once it showed bandwidth, traffic or errors; the others are left out.
+    for (int i = 0; i < links_; ++i) {
+      const auto l = static_cast<std::size_t>(i);
+      if (have_bw && (bw.tx_bandwidth[i] > 0 || bw.rx_bandwidth[i] > 0)) active[l] = true;
+      if (have_stats)
+        for (const auto& c : kCounterFields)
+          if ((stats.*c.counts)[i] != 0) active[l] = true;
+    }
+
+    if (have_bw) {
+      frame.gauge({kDeviceTx, d}, bw.total_txbw * kGB,
+                  [&] { return series("hccs.device.tx_bandwidth", "bytes/s", "total_txbw"); });
+      frame.gauge({kDeviceRx, d}, bw.total_rxbw * kGB,
+                  [&] { return series("hccs.device.rx_bandwidth", "bytes/s", "total_rxbw"); });
+    }
+    for (std::uint32_t i = 0; i < static_cast<std::uint32_t>(links_); ++i) {
+      if (!all_links_ && !active[i]) continue;
+      if (have_bw) {
+        frame.gauge({kLinkTx, d, i}, bw.tx_bandwidth[i] * kGB,
+                    [&] { return link_series("hccs.link.tx_bandwidth", "bytes/s", "tx_bandwidth", i); });
+        frame.gauge({kLinkRx, d, i}, bw.rx_bandwidth[i] * kGB,
+                    [&] { return link_series("hccs.link.rx_bandwidth", "bytes/s", "rx_bandwidth", i); });
+      }
+      if (have_stats)
+        for (std::uint32_t c = 0; c < std::size(kCounterFields); ++c) {
+          const auto& field = kCounterFields[c];
+          frame.counter({kCounters + c, d, i}, (stats.*field.counts)[i], 32, read_ns,
+                        [&] { return link_series(field.name, "count", field.source, i); });
         }
     }
 
@@ -199,14 +216,12 @@ class HccsSampler final : public ss::IntervalSampler {
         calls_.ok(dev.label, status_call,
                   api.get_device_info(dev.card, dev.device, dcmi::DCMI_MAIN_CMD_HCCS, dcmi::kHccsSubCmdStatus,
                                       &status, &size)))
-      out.push_back(make("hccs.status", "state", status.hdlc_status == dcmi::kHdlcStatusOk ? 1 : 0,
-                         "hdlc_status",
-                         {{"hdlc_status", fmt::format("0x{:x}", status.hdlc_status)},
-                          {"pcs_status", fmt::format("0x{:x}", status.pcs_status)}}));
-
-    for (int i = 0; i < links_; ++i)
-      if (all_links_ || active[static_cast<std::size_t>(i)])
-        for (auto& p : per_link[static_cast<std::size_t>(i)]) out.push_back(std::move(p));
+      frame.gauge({kStatus, d, status.hdlc_status, status.pcs_status},
+                  status.hdlc_status == dcmi::kHdlcStatusOk ? 1 : 0, [&] {
+                    return series("hccs.status", "state", "hdlc_status",
+                                  {{"hdlc_status", fmt::format("0x{:x}", status.hdlc_status)},
+                                   {"pcs_status", fmt::format("0x{:x}", status.pcs_status)}});
+                  });
   }
 
   Config config_;
@@ -216,8 +231,7 @@ class HccsSampler final : public ss::IntervalSampler {
   dcmi::DcmiLibrary lib_;
   std::vector<DcmiDevice> devices_;
   dcmi::DcmiCalls calls_;
-  ss::CounterTracker counters_;
-  std::map<std::string, std::array<bool, dcmi::kHccsMaxLinks>> active_;  // device -> link ever in use
+  std::vector<std::array<bool, dcmi::kHccsMaxLinks>> active_;  // per device: link ever in use
 };
 
 class HccsFactory final : public SimpleFactory<HccsSampler> {

@@ -29,20 +29,21 @@ Manifest make_manifest() {
   m.stability = Stability::kAlpha;
   m.description =
       "Samples NVIDIA GPUs through NVML (the library named by `library`, opened with dlopen, default "
-      "libnvidia-ml.so.1) once per interval and emits metric.batch/1 on port 'metrics'. Per GPU (label "
+      "libnvidia-ml.so.1) once per interval and emits metric.frame/1 on port 'metrics'. Per GPU (label "
       "device = NVML index (also key.device), node = host name, source_name = the nvidia-smi or NVML name): "
       "gpu.utilization and "
       "gpu.memory.utilization (ratio; share of time a kernel ran / device memory was read or written), "
       "gpu.memory.used and gpu.memory.total (bytes), gpu.power (watts, from milliwatts), gpu.clock.sm "
       "(hertz, "
       "from MHz), gpu.temperature (celsius), gpu.pcie.tx_bandwidth and gpu.pcie.rx_bandwidth (bytes/s, from "
-      "KB/s x 1024), gpu.nvlink.tx_bandwidth and gpu.nvlink.rx_bandwidth (bytes/s; change per second of the "
+      "KB/s x 1024; read at most once per pcie_interval), gpu.nvlink.tx_bandwidth and "
+      "gpu.nvlink.rx_bandwidth (bytes/s; change per second of the "
       "cumulative KiB counters NVML_FI_DEV_NVLINK_THROUGHPUT_DATA_TX/RX over all links, from the second "
       "sample "
       "on). A reading a GPU does not support (NVML_ERROR_NOT_SUPPORTED, or a function the driver does not "
       "export) is noted once and skipped for that GPU; other errors skip it for one sample (noted once per "
       "code); a GPU that is lost (NVML_ERROR_GPU_IS_LOST) stops the sampler with an error naming it.";
-  m.outputs = {{"metrics", std::string(MetricBatch::type_id), "one batch of metric points per sample"}};
+  m.outputs = {{"metrics", std::string(MetricFrame::type_id), "one frame of readings per sample"}};
   m.options = {
       sampler_support::option_spec("library", OptionType::kString,
                                    "NVML library to open: a name dlopen looks up, or a path",
@@ -51,6 +52,15 @@ Manifest make_manifest() {
                                    "NVML indices of the GPUs to sample (empty = all)",
                                    nlohmann::json::array()),
       sampler_support::option_spec("nvlink", OptionType::kBool, "also read NVLink throughput counters", true),
+      {.name = "pcie_interval",
+       .type = OptionType::kDuration,
+       .description = "read PCIe throughput at most this often (0 = every sample): each read blocks while "
+                      "NVML measures over 20 ms, so every sample would make intervals under ~50 ms late",
+       .default_value = "1s",
+       .required = false,
+       .min = 0,
+       .max = {},
+       .enum_values = {}},
   };
   for (auto& o : sampler_support::interval_options()) m.options.push_back(std::move(o));
   m.concurrency = Concurrency::serial();
@@ -94,7 +104,8 @@ class NvmlSampler final : public Component {
         wanted_(config.strings("devices")),
         nvlink_(config.boolean("nvlink")),
         interval_ns_(config.duration_ns("interval")),
-        limit_(config.integer("samples")) {}
+        limit_(config.integer("samples")),
+        pcie_interval_ns_(config.duration_ns("pcie_interval")) {}
 
   void start() override {
     stop();
@@ -140,6 +151,8 @@ class NvmlSampler final : public Component {
   void stop() override {
     devices_.clear();
     session_.close();
+    frame_.clear();
+    next_pcie_ns_ = 0;
   }
 
   PollResult poll(Emitter& out) override {
@@ -149,7 +162,10 @@ class NvmlSampler final : public Component {
     CorrelationKey key;
     key.timestamp_ns = now;
     key.node_id = node_;
-    MetricBatch batch;
+    frame_.begin(key);
+    // PCIe throughput calls block while NVML measures (20 ms each): at most once per pcie_interval.
+    const bool read_pcie = now >= next_pcie_ns_;
+    if (read_pcie) next_pcie_ns_ = now + pcie_interval_ns_;
     auto note = [this](bool warn, const std::string& message) {
       if (!host_) return;
       if (warn)
@@ -157,9 +173,9 @@ class NvmlSampler final : public Component {
       else
         host_->logger().info("{}", message);
     };
-    for (auto& device : devices_) device->sample(now, key, batch.points, note);
+    for (auto& device : devices_) device->sample(now, frame_, note, read_pcie);
     ++taken_;
-    if (!batch.points.empty()) out.emit(0, key, std::move(batch));
+    if (!frame_.empty()) out.emit(0, key, frame_.finish());
     return limit_ > 0 && taken_ >= limit_ ? PollResult::kDone : PollResult::kIdle;
   }
 
@@ -177,6 +193,9 @@ class NvmlSampler final : public Component {
   std::vector<std::unique_ptr<NvmlDevice>> devices_;
   std::int64_t taken_ = 0;
   std::string node_;
+  std::int64_t pcie_interval_ns_;
+  std::int64_t next_pcie_ns_ = 0;
+  sampler_support::FrameBuilder frame_;
 };
 
 class NvmlFactory final : public SimpleFactory<NvmlSampler> {

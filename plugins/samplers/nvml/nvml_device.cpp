@@ -124,45 +124,59 @@ bool NvmlDevice::check(Reading r, nvmlReturn_t code, const NoteSink& note) {
   return false;
 }
 
-void NvmlDevice::add(std::vector<MetricPoint>& out, const CorrelationKey& key, const char* name,
-                     const char* unit, double value, const char* source) const {
-  MetricPoint p{name, unit, value, key, {{"device", device_label_}, {"source_name", source}}};
-  p.key.device = static_cast<std::int32_t>(index_);
-  if (!key.node_id.empty()) p.labels["node"] = key.node_id;
-  out.push_back(std::move(p));
+MetricSeries NvmlDevice::series(const char* name, const char* unit, const char* source) const {
+  return {
+      name, unit, {{"device", device_label_}, {"source_name", source}}, static_cast<std::int32_t>(index_)};
 }
 
-void NvmlDevice::sample(std::int64_t now_ns, const CorrelationKey& key, std::vector<MetricPoint>& out,
-                        const NoteSink& note) {
+void NvmlDevice::sample(std::int64_t now_ns, sampler_support::FrameBuilder& frame, const NoteSink& note,
+                        bool read_pcie) {
+  // The series of one GPU, keyed by what they measure and the GPU's index.
+  enum What : std::uint32_t {
+    kGpuUtilisation = 1,
+    kMemoryUtilisation,
+    kMemoryUsed,
+    kMemoryTotal,
+    kPower,
+    kClockSm,
+    kTemperature,
+    kPcieTx,
+    kPcieRx,
+    kNvlinkTx,
+    kNvlinkRx,
+  };
+  auto add = [&](What what, const char* name, const char* unit, double value, const char* source) {
+    frame.gauge({what, index_}, value, [&] { return series(name, unit, source); });
+  };
   if (supports(Reading::kUtilization)) {
     nvmlUtilization_t u{};
     if (check(Reading::kUtilization, lib_.utilization(handle_, &u), note)) {
-      add(out, key, "gpu.utilization", "ratio", u.gpu / 100.0, "utilization.gpu");
-      add(out, key, "gpu.memory.utilization", "ratio", u.memory / 100.0, "utilization.memory");
+      add(kGpuUtilisation, "gpu.utilization", "ratio", u.gpu / 100.0, "utilization.gpu");
+      add(kMemoryUtilisation, "gpu.memory.utilization", "ratio", u.memory / 100.0, "utilization.memory");
     }
   }
   if (supports(Reading::kMemory)) {
     nvmlMemory_t m{};
     if (check(Reading::kMemory, lib_.memory(handle_, &m), note)) {
-      add(out, key, "gpu.memory.used", "bytes", static_cast<double>(m.used), "memory.used");
-      add(out, key, "gpu.memory.total", "bytes", static_cast<double>(m.total), "memory.total");
+      add(kMemoryUsed, "gpu.memory.used", "bytes", static_cast<double>(m.used), "memory.used");
+      add(kMemoryTotal, "gpu.memory.total", "bytes", static_cast<double>(m.total), "memory.total");
     }
   }
   unsigned int v = 0;
   if (supports(Reading::kPower) && check(Reading::kPower, lib_.power(handle_, &v), note))
-    add(out, key, "gpu.power", "watts", v / 1000.0, "power.draw");  // milliwatts
+    add(kPower, "gpu.power", "watts", v / 1000.0, "power.draw");  // milliwatts
   if (supports(Reading::kClockSm) && check(Reading::kClockSm, lib_.clock(handle_, api::kClockSm, &v), note))
-    add(out, key, "gpu.clock.sm", "hertz", v * 1e6, "clocks.sm");  // MHz
+    add(kClockSm, "gpu.clock.sm", "hertz", v * 1e6, "clocks.sm");  // MHz
   if (supports(Reading::kTemperature) &&
       check(Reading::kTemperature, lib_.temperature(handle_, api::kTemperatureGpu, &v), note))
-    add(out, key, "gpu.temperature", "celsius", v, "temperature.gpu");
+    add(kTemperature, "gpu.temperature", "celsius", v, "temperature.gpu");
   // PCIe throughput over NVML's last 20 ms window, in KB/s (KiB: x1024).
-  if (supports(Reading::kPcieTx) &&
+  if (read_pcie && supports(Reading::kPcieTx) &&
       check(Reading::kPcieTx, lib_.pcie(handle_, api::kPcieUtilTxBytes, &v), note))
-    add(out, key, "gpu.pcie.tx_bandwidth", "bytes/s", v * 1024.0, "pcie.tx_throughput");
-  if (supports(Reading::kPcieRx) &&
+    add(kPcieTx, "gpu.pcie.tx_bandwidth", "bytes/s", v * 1024.0, "pcie.tx_throughput");
+  if (read_pcie && supports(Reading::kPcieRx) &&
       check(Reading::kPcieRx, lib_.pcie(handle_, api::kPcieUtilRxBytes, &v), note))
-    add(out, key, "gpu.pcie.rx_bandwidth", "bytes/s", v * 1024.0, "pcie.rx_throughput");
+    add(kPcieRx, "gpu.pcie.rx_bandwidth", "bytes/s", v * 1024.0, "pcie.rx_throughput");
   if (supports(Reading::kNvlink)) {
     nvmlFieldValue_t f[2] = {};
     f[0].fieldId = api::kFieldNvlinkThroughputDataTx;
@@ -172,6 +186,7 @@ void NvmlDevice::sample(std::int64_t now_ns, const CorrelationKey& key, std::vec
       const char* names[] = {"gpu.nvlink.tx_bandwidth", "gpu.nvlink.rx_bandwidth"};
       const char* sources[] = {"NVML_FI_DEV_NVLINK_THROUGHPUT_DATA_TX",
                                "NVML_FI_DEV_NVLINK_THROUGHPUT_DATA_RX"};
+      const What whats[] = {kNvlinkTx, kNvlinkRx};
       for (int i = 0; i < 2; ++i) {
         if (f[i].nvmlReturn != api::kSuccess) {
           // Per-field status: the same rules, once for the pair.
@@ -179,9 +194,10 @@ void NvmlDevice::sample(std::int64_t now_ns, const CorrelationKey& key, std::vec
         }
         std::uint64_t kib = 0;
         if (!field_u64(f[i], kib)) continue;
-        const auto d = nvlink_kib_.update(sources[i], kib, now_ns);  // cumulative KiB
-        if (d.has_delta() && d.seconds > 0)
-          add(out, key, names[i], "bytes/s", d.rate_per_second() * 1024.0, sources[i]);
+        // Cumulative KiB: the rate of change, in bytes/s.
+        frame.rate(
+            {whats[i], index_}, kib, 64, now_ns, [&] { return series(names[i], "bytes/s", sources[i]); },
+            1024.0);
       }
     }
   }

@@ -12,7 +12,7 @@
 
 #include "cann_debug/messages.hpp"
 #include "nvml_library.hpp"
-#include "sampler_support/counter_delta.hpp"
+#include "sampler_support/frame_builder.hpp"
 
 namespace cann_debug::plugins::nvml_detail {
 
@@ -48,14 +48,14 @@ class NvmlDevice {
   /// Reads every supported reading and appends its points. A NOT_SUPPORTED reading is noted once and
   /// skipped from then on; another error skips it for this sample (noted once per code); a lost GPU
   /// throws std::runtime_error naming the device.
-  void sample(std::int64_t now_ns, const CorrelationKey& key, std::vector<MetricPoint>& out,
-              const NoteSink& note);
+  /// PCIe throughput is read only when `read_pcie` (each call blocks while NVML measures over 20 ms).
+  void sample(std::int64_t now_ns, sampler_support::FrameBuilder& frame, const NoteSink& note,
+              bool read_pcie);
 
  private:
   bool check(Reading r, nvmlReturn_t code, const NoteSink& note);
   void mark_unsupported(Reading r, const std::string& why, const NoteSink& note);
-  void add(std::vector<MetricPoint>& out, const CorrelationKey& key, const char* name, const char* unit,
-           double value, const char* source) const;
+  MetricSeries series(const char* name, const char* unit, const char* source) const;
 
   const NvmlLibrary& lib_;
   unsigned int index_;
@@ -63,7 +63,6 @@ class NvmlDevice {
   std::string name_, uuid_, device_label_;
   std::array<bool, static_cast<std::size_t>(Reading::kCount)> unsupported_{};
   std::set<std::pair<std::size_t, nvmlReturn_t>> noted_;
-  sampler_support::CounterTracker nvlink_kib_;
 };
 
 }  // namespace cann_debug::plugins::nvml_detail

@@ -25,34 +25,47 @@ constexpr Counter kCounters[] = {
     {"tx_errors", "host.network.tx_errors", "count/s"},
 };
 
+// The first part of the series keys in the procfs sampler's frame (host series are below it).
+constexpr std::uint32_t kNetworkWhat = 0x100;
+
 }  // namespace
 
 NetStats::NetStats(const std::string& root, std::vector<std::string> interfaces)
     : class_dir_(ss::join_path(root, "sys/class/net")), wanted_(std::move(interfaces)) {}
 
-std::vector<std::string> NetStats::sample(std::int64_t now_ns, const CorrelationKey& key,
-                                          std::vector<MetricPoint>& out) {
+std::vector<std::string> NetStats::sample(std::int64_t now_ns, ss::FrameBuilder& frame) {
+  constexpr std::int64_t kListEveryNs = 5'000'000'000;  // interfaces come and go rarely
   std::vector<std::string> missing;
-  std::vector<std::string> names = wanted_;
-  if (names.empty()) {
+  if (wanted_.empty() && now_ns >= next_list_ns_) {
+    listed_.clear();
     for (auto& name : ss::list_directory(class_dir_))
-      if (name != "lo") names.push_back(std::move(name));
+      if (name != "lo") listed_.push_back(std::move(name));
+    next_list_ns_ = now_ns + kListEveryNs;
   }
+  const auto& names = wanted_.empty() ? listed_ : wanted_;
+  std::string path;
   for (const auto& name : names) {
-    const std::string stats = class_dir_ + "/" + name + "/statistics/";
-    if (!ss::is_directory(stats)) {
+    const auto ordinal =
+        ordinals_.try_emplace(name, static_cast<std::uint32_t>(ordinals_.size())).first->second;
+    path.assign(class_dir_).append("/").append(name).append("/statistics/");
+    const std::size_t dir_length = path.size();
+    if (!ss::is_directory(path)) {
       if (!wanted_.empty()) missing.push_back(name);
       // Forget its counters: when it comes back (a re-created interface) it starts from zero.
-      for (const auto& c : kCounters) counters_.forget(name + "/" + c.file);
+      for (std::uint32_t c = 0; c < std::size(kCounters); ++c)
+        frame.reset_counter({kNetworkWhat, ordinal, c});
       continue;
     }
-    for (const auto& c : kCounters) {
-      const auto value = ss::read_u64_file(stats + c.file);
+    for (std::uint32_t c = 0; c < std::size(kCounters); ++c) {
+      const Counter& counter = kCounters[c];
+      path.resize(dir_length);
+      path.append(counter.file);
+      const auto value = ss::read_u64_file(path);
       if (!value) continue;
-      const auto d = counters_.update(name + "/" + c.file, *value, now_ns);
-      if (!d.has_delta() || d.seconds <= 0) continue;
-      out.push_back(
-          {c.metric, c.unit, d.rate_per_second(), key, {{"interface", name}, {"source_name", c.file}}});
+      frame.rate({kNetworkWhat, ordinal, c}, *value, 64, now_ns, [&] {
+        return MetricSeries{
+            counter.metric, counter.unit, {{"interface", name}, {"source_name", counter.file}}, -1};
+      });
     }
   }
   return missing;

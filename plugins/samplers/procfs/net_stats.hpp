@@ -3,12 +3,13 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <set>
 #include <string>
 #include <vector>
 
 #include "cann_debug/messages.hpp"
-#include "sampler_support/counter_delta.hpp"
+#include "sampler_support/frame_builder.hpp"
 
 namespace cann_debug::plugins::procfs_detail {
 
@@ -17,17 +18,18 @@ class NetStats {
   /// `interfaces`: the interfaces to read; empty = every interface under sys/class/net except "lo".
   NetStats(const std::string& root, std::vector<std::string> interfaces);
 
-  /// Appends host.network.* rates for every interface and counter with a previous reading. Returns the
+  /// Puts host.network.* rates for every interface and counter with a previous reading. Returns the
   /// named interfaces that are missing (not under sys/class/net), so the caller can note them once.
-  std::vector<std::string> sample(std::int64_t now_ns, const CorrelationKey& key,
-                                  std::vector<MetricPoint>& out);
+  std::vector<std::string> sample(std::int64_t now_ns, sampler_support::FrameBuilder& frame);
 
   const std::string& class_dir() const { return class_dir_; }
 
  private:
   std::string class_dir_;  // <root>/sys/class/net
   std::vector<std::string> wanted_;
-  sampler_support::CounterTracker counters_;
+  std::vector<std::string> listed_;  // every interface but "lo", listed again every few seconds
+  std::int64_t next_list_ns_ = 0;
+  std::map<std::string, std::uint32_t, std::less<>> ordinals_;  // interface -> series key, for good
 };
 
 }  // namespace cann_debug::plugins::procfs_detail

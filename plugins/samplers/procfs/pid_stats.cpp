@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <fstream>
+#include <sstream>
 
 #include "proc_files.hpp"
 #include "sampler_support/sysfs_files.hpp"
@@ -24,7 +25,7 @@ PidStats::PidStats(const std::string& root, const std::string& pid, long ticks_p
   if (!none) dir_ = ss::join_path(root, "proc/" + pid);
 }
 
-bool PidStats::sample(std::int64_t now_ns, const CorrelationKey& key, std::vector<MetricPoint>& out) {
+bool PidStats::sample(std::int64_t now_ns, ss::FrameBuilder& frame) {
   if (!enabled()) return false;
   const auto stat_line = ss::read_first_line(dir_ + "/stat");
   if (!stat_line) return false;
@@ -34,10 +35,9 @@ bool PidStats::sample(std::int64_t now_ns, const CorrelationKey& key, std::vecto
   // RSS: VmRSS of status (kB, exact), else statm's resident pages.
   std::optional<double> rss_bytes;
   const char* rss_source = "VmRSS";
-  {
-    std::ifstream status(dir_ + "/status");
-    if (status.is_open())
-      if (auto kb = parse_status_field(status, "VmRSS")) rss_bytes = static_cast<double>(*kb) * 1024.0;
+  if (auto status = ss::read_text_file(dir_ + "/status")) {
+    std::istringstream in(*status);
+    if (auto kb = parse_status_field(in, "VmRSS")) rss_bytes = static_cast<double>(*kb) * 1024.0;
   }
   if (!rss_bytes) {
     std::ifstream statm(dir_ + "/statm");
@@ -48,22 +48,30 @@ bool PidStats::sample(std::int64_t now_ns, const CorrelationKey& key, std::vecto
       }
   }
 
-  const Labels labels{{"pid", std::to_string(stat->pid)}, {"process", stat->comm}};
-  auto add = [&](const char* name, const char* unit, double value, const char* source) {
-    Labels l = labels;
-    l["source_name"] = source;
-    out.push_back({name, unit, value, key, std::move(l)});
+  // The process is part of the series key: a pid reused by another process (another start time) is
+  // another series, and its CPU counter starts afresh.
+  const auto pid = static_cast<std::uint32_t>(stat->pid);
+  const auto start = static_cast<std::uint32_t>(stat->starttime);
+  auto series = [&](const char* name, const char* unit, const char* source) {
+    return MetricSeries{
+        name,
+        unit,
+        {{"pid", std::to_string(stat->pid)}, {"process", stat->comm}, {"source_name", source}},
+        -1};
   };
-
-  // A different starttime is another process that reused the pid: start its CPU counter afresh.
-  if (starttime_ != stat->starttime) cpu_ticks_.clear();
+  // Series keys of their own in the procfs sampler's frame (host series are below 0x100, network 0x100).
+  enum What : std::uint32_t { kCpu = 0x200, kRss, kThreads };
+  if (starttime_ && *starttime_ != stat->starttime)
+    frame.reset_counter({kCpu, pid, static_cast<std::uint32_t>(*starttime_)});
   starttime_ = stat->starttime;
-  const auto d = cpu_ticks_.update("utime+stime", stat->utime + stat->stime, now_ns);
-  if (d.has_delta() && d.seconds > 0)
-    add("process.cpu.utilization", "cores", static_cast<double>(d.delta) / ticks_per_second_ / d.seconds,
-        "utime+stime");
-  if (rss_bytes) add("process.memory.rss", "bytes", *rss_bytes, rss_source);
-  add("process.threads", "count", static_cast<double>(stat->num_threads), "num_threads");
+  frame.rate(
+      {kCpu, pid, start}, stat->utime + stat->stime, 64, now_ns,
+      [&] { return series("process.cpu.utilization", "cores", "utime+stime"); }, 1.0 / ticks_per_second_);
+  if (rss_bytes)
+    frame.gauge({kRss, pid, start, rss_source[0] == 'V' ? 0u : 1u}, *rss_bytes,
+                [&] { return series("process.memory.rss", "bytes", rss_source); });
+  frame.gauge({kThreads, pid, start}, static_cast<double>(stat->num_threads),
+              [&] { return series("process.threads", "count", "num_threads"); });
   return true;
 }
 

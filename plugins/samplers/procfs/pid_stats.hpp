@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "cann_debug/messages.hpp"
-#include "sampler_support/counter_delta.hpp"
+#include "sampler_support/frame_builder.hpp"
 
 namespace cann_debug::plugins::procfs_detail {
 
@@ -21,10 +21,10 @@ class PidStats {
   /// <root>/proc/<pid> ("" when disabled).
   const std::string& dir() const { return dir_; }
 
-  /// Appends process.cpu.utilization (cores; from the second sample on), process.memory.rss (bytes) and
-  /// process.threads (count), labelled pid and process (its comm). Returns false, appending nothing, when
+  /// Puts process.cpu.utilization (cores; from the second sample on), process.memory.rss (bytes) and
+  /// process.threads (count), labelled pid and process (its comm). Returns false, putting nothing, when
   /// the process cannot be read (it exited, or never existed).
-  bool sample(std::int64_t now_ns, const CorrelationKey& key, std::vector<MetricPoint>& out);
+  bool sample(std::int64_t now_ns, sampler_support::FrameBuilder& frame);
 
   /// Whether `pid` is a valid value of the option ("", "0", "self" or a positive decimal).
   static bool valid_option(const std::string& pid);
@@ -34,7 +34,6 @@ class PidStats {
   double ticks_per_second_;
   double page_size_;
   std::optional<std::uint64_t> starttime_;  // of the process the CPU counter belongs to
-  sampler_support::CounterTracker cpu_ticks_;
 };
 
 }  // namespace cann_debug::plugins::procfs_detail

@@ -1,8 +1,9 @@
 // procfs sampler: host CPU, memory, load and context switches from <root>/proc, one process's CPU, RSS and
-// threads, and network interface rates from <root>/sys/class/net -> metric.batch/1.
+// threads, and network interface rates from <root>/sys/class/net -> metric.frame/1.
 #include "procfs.hpp"
 
 #include <cerrno>
+#include <charconv>
 #include <cstring>
 #include <fstream>
 #include <map>
@@ -35,7 +36,7 @@ Manifest make_manifest() {
   m.stability = Stability::kAlpha;
   m.description =
       "Samples the host's CPU, memory and load from Linux procfs (<root>/proc/stat, <root>/proc/meminfo, "
-      "<root>/proc/loadavg) once per interval and emits metric.batch/1 on port 'metrics'. Per sample: "
+      "<root>/proc/loadavg) once per interval and emits metric.frame/1 on port 'metrics'. Per sample: "
       "host.cpu.utilization, host.cpu.iowait, host.cpu.steal (ratio 0..1, label cpu=\"all\" and, with "
       "per_cpu, cpu=\"0\",\"1\",...; utilization = 1 - (idle+iowait)/total over the change of the /proc/stat "
       "counters since the previous sample, total = user+nice+system+idle+iowait+irq+softirq+steal, guest "
@@ -55,7 +56,7 @@ Manifest make_manifest() {
       "(bytes/s), rx_packets, tx_packets, rx_dropped, tx_dropped, rx_errors, tx_errors (count/s), label "
       "source_name = the counter file; a counter that wrapped is counted across the wrap, one that was "
       "reset is skipped for that sample.";
-  m.outputs = {{"metrics", std::string(MetricBatch::type_id), "one batch of metric points per sample"}};
+  m.outputs = {{"metrics", std::string(MetricFrame::type_id), "one frame of readings per sample"}};
   m.options = {
       {.name = "root",
        .type = OptionType::kString,
@@ -153,6 +154,8 @@ class ProcfsSampler final : public Component {
     prev_.reset();
     pid_missing_noted_ = false;
     noted_interfaces_.clear();
+    frame_.clear();
+    frame_.label_node(false);  // the node is in the key only, as it always was for procfs
   }
 
   PollResult poll(Emitter& out) override {
@@ -161,33 +164,45 @@ class ProcfsSampler final : public Component {
     StatSnapshot stat = read_stat();
     MemInfo mem = read_meminfo();
 
-    MetricBatch batch;
     CorrelationKey key;
     key.timestamp_ns = now;
     key.node_id = node_;
-    auto add = [&](const char* name, const char* unit, double value, Labels labels = {}) {
-      batch.points.push_back({name, unit, value, key, std::move(labels)});
+    frame_.begin(key);
+    // The host series, numbered for the frame (the cpu series follow, keyed by cpu).
+    enum What : std::uint32_t {
+      kMemoryTotal = 1,
+      kMemoryAvailable,
+      kMemoryUsed,
+      kRunnable,
+      kBlocked,
+      kContextSwitches,
+      kCpu,  // + 0..2, index = cpu number + 1 (0 = all)
+    };
+    auto add = [&](std::uint32_t what, const char* name, const char* unit, double value) {
+      frame_.gauge({what}, value, [&] { return MetricSeries{name, unit, {}, -1}; });
     };
 
-    if (prev_) add_cpu_ratios(stat, add);
+    if (prev_) add_cpu_ratios(stat, kCpu);
     if (mem.total_kb) {
-      add("host.memory.total", "bytes", static_cast<double>(*mem.total_kb) * 1024.0);
+      add(kMemoryTotal, "host.memory.total", "bytes", static_cast<double>(*mem.total_kb) * 1024.0);
       if (auto avail = mem.available_or_estimate_kb()) {
-        add("host.memory.available", "bytes", static_cast<double>(*avail) * 1024.0);
-        add("host.memory.used", "bytes",
+        add(kMemoryAvailable, "host.memory.available", "bytes", static_cast<double>(*avail) * 1024.0);
+        add(kMemoryUsed, "host.memory.used", "bytes",
             (static_cast<double>(*mem.total_kb) - static_cast<double>(*avail)) * 1024.0);
       }
     }
     if (auto runnable = read_runnable(stat))
-      add("host.load.runnable", "count", static_cast<double>(*runnable));
-    if (stat.procs_blocked) add("host.load.blocked", "count", static_cast<double>(*stat.procs_blocked));
+      add(kRunnable, "host.load.runnable", "count", static_cast<double>(*runnable));
+    if (stat.procs_blocked)
+      add(kBlocked, "host.load.blocked", "count", static_cast<double>(*stat.procs_blocked));
     if (prev_ && prev_->stat.ctxt && stat.ctxt && *stat.ctxt >= *prev_->stat.ctxt && now > prev_->time_ns) {
       const double seconds = static_cast<double>(now - prev_->time_ns) / 1e9;
-      add("host.context_switches", "count/s", static_cast<double>(*stat.ctxt - *prev_->stat.ctxt) / seconds);
+      add(kContextSwitches, "host.context_switches", "count/s",
+          static_cast<double>(*stat.ctxt - *prev_->stat.ctxt) / seconds);
     }
 
     if (pid_.enabled()) {
-      if (pid_.sample(now, key, batch.points)) {
+      if (pid_.sample(now, frame_)) {
         pid_missing_noted_ = false;
       } else if (!pid_missing_noted_) {
         pid_missing_noted_ = true;
@@ -195,19 +210,29 @@ class ProcfsSampler final : public Component {
       }
     }
     if (net_)
-      for (const auto& name : net_->sample(now, key, batch.points))
+      for (const auto& name : net_->sample(now, frame_))
         if (noted_interfaces_.insert(name).second && host_)
           host_->logger().warn("procfs: network interface '{}' not found under {}", name, net_->class_dir());
 
     prev_ = Previous{std::move(stat), now};
     ++taken_;
-    if (!batch.points.empty()) out.emit(0, key, std::move(batch));
+    if (!frame_.empty()) out.emit(0, key, frame_.finish());
     return limit_ > 0 && taken_ >= limit_ ? PollResult::kDone : PollResult::kIdle;
   }
 
   std::int64_t idle_interval_ns() const override { return interval_ns_; }
 
  private:
+  /// "all" -> 0, "7" -> 8; anything else gets a number of its own after those.
+  std::uint32_t cpu_index(const std::string& label) {
+    if (label == "all") return 0;
+    std::uint32_t n = 0;
+    const auto [end, ec] = std::from_chars(label.data(), label.data() + label.size(), n);
+    if (ec == std::errc() && end == label.data() + label.size() && n < 1'000'000) return n + 1;
+    return 1'000'000 +
+           other_cpus_.try_emplace(label, static_cast<std::uint32_t>(other_cpus_.size())).first->second;
+  }
+
   struct Previous {
     StatSnapshot stat;
     TimestampNs time_ns = 0;
@@ -249,15 +274,19 @@ class ProcfsSampler final : public Component {
     return stat.procs_running;
   }
 
-  template <typename Add>
-  void add_cpu_ratios(const StatSnapshot& stat, Add& add) const {
-    std::map<std::string, const CpuTimes*> before;
-    for (const auto& [label, times] : prev_->stat.cpus) before.emplace(label, &times);
-    for (const auto& [label, now] : stat.cpus) {
+  void add_cpu_ratios(const StatSnapshot& stat, std::uint32_t what) {
+    const auto& before = prev_->stat.cpus;
+    for (std::size_t k = 0; k < stat.cpus.size(); ++k) {
+      const std::string& label = stat.cpus[k].first;
+      const CpuTimes& now = stat.cpus[k].second;
       if (label != "all" && !per_cpu_) continue;
-      auto it = before.find(label);
-      if (it == before.end()) continue;  // a cpu that just appeared: primed now
-      const CpuTimes& was = *it->second;
+      // Usually the same cpus in the same order as last time; else look the cpu up.
+      const CpuTimes* previous = k < before.size() && before[k].first == label ? &before[k].second : nullptr;
+      if (!previous)
+        for (const auto& [l, t] : before)
+          if (l == label) previous = &t;
+      if (!previous) continue;  // a cpu that just appeared: primed now
+      const CpuTimes& was = *previous;
       const std::uint64_t* a[] = {&was.user,   &was.nice, &was.system,  &was.idle,
                                   &was.iowait, &was.irq,  &was.softirq, &was.steal};
       const std::uint64_t* b[] = {&now.user,   &now.nice, &now.system,  &now.idle,
@@ -270,9 +299,13 @@ class ProcfsSampler final : public Component {
       const double idle = static_cast<double>(now.idle - was.idle);
       const double iowait = static_cast<double>(now.iowait - was.iowait);
       const double steal = static_cast<double>(now.steal - was.steal);
-      add("host.cpu.utilization", "ratio", 1.0 - (idle + iowait) / total, Labels{{"cpu", label}});
-      add("host.cpu.iowait", "ratio", iowait / total, Labels{{"cpu", label}});
-      add("host.cpu.steal", "ratio", steal / total, Labels{{"cpu", label}});
+      const std::uint32_t cpu = cpu_index(label);
+      const double values[] = {1.0 - (idle + iowait) / total, iowait / total, steal / total};
+      static constexpr const char* kNames[] = {"host.cpu.utilization", "host.cpu.iowait", "host.cpu.steal"};
+      for (std::uint32_t i = 0; i < 3; ++i)
+        frame_.gauge({what + i, cpu}, values[i], [&] {
+          return MetricSeries{kNames[i], "ratio", {{"cpu", label}}, -1};
+        });
     }
   }
 
@@ -288,6 +321,8 @@ class ProcfsSampler final : public Component {
   std::optional<procfs_detail::NetStats> net_;
   bool pid_missing_noted_ = false;
   std::set<std::string> noted_interfaces_;
+  sampler_support::FrameBuilder frame_;
+  std::map<std::string, std::uint32_t> other_cpus_;
 };
 
 class ProcfsFactory final : public SimpleFactory<ProcfsSampler> {

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <map>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -43,7 +44,7 @@ Manifest make_manifest() {
   m.version = "0.1.0";
   m.stability = Stability::kAlpha;
   m.description =
-      "Samples RoCE NIC counters once per interval and emits metric.batch/1 on port 'metrics'. Every "
+      "Samples RoCE NIC counters once per interval and emits metric.frame/1 on port 'metrics'. Every "
       "cumulative counter becomes a rate roce.port.<counter> (count/s, or bytes/s for byte counters) and a "
       "change roce.port.<counter>.delta (count or bytes) from the second sample on; a counter that wraps is "
       "counted across the wrap, one that was reset gives no point that sample. Ascend NPU NICs (labels "
@@ -57,7 +58,7 @@ Manifest make_manifest() {
       "(np_cnp_sent), roce.port.cnp_received (rp_cnp_handled), roce.port.ecn_marked, "
       "roce.port.out_of_order, roce.port.ack_timeouts. Width of sysfs counters: 64-bit, or 32-bit while "
       "both readings fit in 32 bits (legacy counters).";
-  m.outputs = {{"metrics", std::string(MetricBatch::type_id), "one batch of metric points per sample"}};
+  m.outputs = {{"metrics", std::string(MetricFrame::type_id), "one frame of readings per sample"}};
   m.options = ss::interval_options();
   m.options.push_back({.name = "ascend",
                        .type = OptionType::kEnum,
@@ -104,6 +105,9 @@ Manifest make_manifest() {
   return m;
 }
 
+// What a series measures: the first part of its frame key.
+enum What : std::uint32_t { kDcmiCounter = 1, kHccnCounter, kSysfsCounter };
+
 bool wanted(const std::vector<std::string>& selection, const std::string& label) {
   return selection.empty() || std::find(selection.begin(), selection.end(), label) != selection.end();
 }
@@ -132,25 +136,26 @@ class DcmiNic {
     return !devices_.empty();
   }
 
-  void sample(const CorrelationKey& key, std::vector<MetricPoint>& out, dcmi::DcmiCalls& calls,
-              ss::CounterTracker& counters, HostServices* host) {
+  void sample(ss::FrameBuilder& frame, dcmi::DcmiCalls& calls, HostServices* host) {
     const char* call = "dcmi_get_netdev_pkt_stats_info";
-    for (const auto& dev : devices_) {
+    const auto& fields = dcmi::netdev_counter_fields();
+    for (std::uint32_t d = 0; d < devices_.size(); ++d) {
+      const DcmiDevice& dev = devices_[d];
       dcmi::dcmi_network_pkt_stats_info stats{};
       if (!calls.can_call(dev.label, call) ||
           !calls.ok(dev.label, call,
                     lib_.api().get_netdev_pkt_stats_info(dev.card, dev.device, port_, &stats)))
         continue;
       const std::int64_t read_ns = ss::read_clock_ns(host);
-      CorrelationKey k = key;
-      k.device = dev.logic_id;
-      for (const auto& field : dcmi::netdev_counter_fields()) {
-        const auto metric = ascend_console::hccn_counter_metric(field.name);
-        MetricPoint proto = ss::IntervalSampler::point(k, metric.name, metric.unit, 0, metric.labels);
-        proto.labels["device"] = dev.label;
-        proto.labels["source_name"] = field.name;
-        ss::add_counter_points(out, counters, fmt::format("npu/{}/{}", dev.label, field.name),
-                               stats.*field.member, 64, proto, read_ns);
+      for (std::uint32_t i = 0; i < fields.size(); ++i) {
+        const auto& field = fields[i];
+        frame.counter({kDcmiCounter, d, i}, stats.*field.member, 64, read_ns, [&] {
+          const auto metric = ascend_console::hccn_counter_metric(field.name);
+          MetricSeries series{metric.name, metric.unit, metric.labels, dev.logic_id};
+          series.labels["device"] = dev.label;
+          series.labels["source_name"] = field.name;
+          return series;
+        });
       }
     }
   }
@@ -190,8 +195,8 @@ class HccnToolNic {
     return !ids_.empty();
   }
 
-  void sample(const CorrelationKey& key, std::vector<MetricPoint>& out, dcmi::DcmiCalls& calls,
-              ss::CounterTracker& counters, HostServices* host) {
+  void sample(ss::FrameBuilder& frame, const CorrelationKey& key, dcmi::DcmiCalls& calls,
+              HostServices* host) {
     for (int id : ids_) {
       ascend_console::ConsoleContext ctx;
       ctx.timestamp = key.timestamp_ns;
@@ -205,18 +210,22 @@ class HccnToolNic {
       }
       for (auto& cumulative : r.points) {
         if (cumulative.value < 0) continue;
-        MetricPoint proto = std::move(cumulative);
-        proto.key = key;
-        proto.key.device = id;
-        const std::string counter_key = fmt::format(
-            "npu/{}/{}", id, proto.labels.count("source_name") ? proto.labels["source_name"] : proto.name);
-        ss::add_counter_points(out, counters, counter_key, static_cast<std::uint64_t>(proto.value), 64, proto,
-                               read_ns);
+        const auto source = cumulative.labels.find("source_name");
+        const std::string& counter = source != cumulative.labels.end() ? source->second : cumulative.name;
+        const auto ordinal =
+            ordinals_.try_emplace(counter, static_cast<std::uint32_t>(ordinals_.size())).first->second;
+        frame.counter({kHccnCounter, static_cast<std::uint32_t>(id), ordinal},
+                      static_cast<std::uint64_t>(cumulative.value), 64, read_ns, [&] {
+                        MetricSeries series{cumulative.name, cumulative.unit, cumulative.labels, id};
+                        series.labels.erase("node");  // the frame adds this node's name
+                        return series;
+                      });
       }
     }
   }
 
  private:
+  std::map<std::string, std::uint32_t, std::less<>> ordinals_;  // counter name -> series key
   std::string tool_;
   std::chrono::milliseconds timeout_{5000};
   std::vector<int> ids_;
@@ -228,6 +237,9 @@ class RdmaSysfs {
  public:
   bool open(const Config& config, std::string& reason) {
     root_ = config.str("root");
+    counters_.clear();
+    ordinals_.clear();
+    next_scan_ns_ = 0;
     if (roce::rdma_counter_files(root_).empty()) {
       reason = fmt::format("no RDMA port counters under {}", roce::rdma_class_dir(root_));
       return false;
@@ -235,28 +247,62 @@ class RdmaSysfs {
     return true;
   }
 
-  void sample(const CorrelationKey& key, std::vector<MetricPoint>& out, ss::CounterTracker& counters,
-              HostServices* host) {
-    // Listed every sample: NICs and ports come and go (driver reload, hot plug).
-    for (const auto& f : roce::rdma_counter_files(root_)) {
-      const auto metric = roce::rdma_counter_name(f.file);
-      if (metric.name.empty()) continue;
-      const auto value = ss::read_u64_file(f.path);
+  void sample(ss::FrameBuilder& frame, std::int64_t now_ns, HostServices* host) {
+    if (now_ns >= next_scan_ns_) rescan(now_ns);
+    for (auto& c : counters_) {
+      const auto value = c.file.read_u64();
       if (!value) continue;  // unreadable (some hw_counters need privileges) or not a number
       const std::int64_t read_ns = ss::read_clock_ns(host);
-      const std::string counter_key = fmt::format("rdma/{}/{}/{}", f.nic, f.port, f.file);
-      MetricPoint proto =
-          ss::IntervalSampler::point(key, metric.name, metric.unit, 0, {{"nic", f.nic}, {"port", f.port}});
-      proto.labels["source_name"] = f.file;
-      const std::size_t before = out.size();
-      ss::add_counter_points(out, counters, counter_key, *value,
-                             ss::infer_counter_width(counters.previous(counter_key), *value), proto, read_ns);
-      for (std::size_t i = before; i < out.size(); ++i) out[i].value *= metric.scale;
+      const ss::SeriesKey key{kSysfsCounter, c.ordinal};
+      const auto width = ss::infer_counter_width(frame.previous_counter(key), *value);
+      // port_xmit_data counts 4-byte words: the scale applies to the rate and the delta alike.
+      frame.counter(
+          key, *value, width, read_ns,
+          [&] {
+            return MetricSeries{c.metric.name,
+                                c.metric.unit,
+                                {{"nic", c.where.nic}, {"port", c.where.port}, {"source_name", c.where.file}},
+                                -1};
+          },
+          c.metric.scale);
     }
   }
 
  private:
+  struct Counter {
+    roce::RdmaCounterFile where;
+    roce::RdmaCounterName metric;
+    ss::AttributeFile file;
+    std::uint32_t ordinal = 0;
+  };
+
+  // NICs and ports come and go (driver reload, hot plug): the directories are listed again every few
+  // seconds, and the counter files stay open in between.
+  void rescan(std::int64_t now_ns) {
+    next_scan_ns_ = now_ns + kRescanNs;
+    std::vector<Counter> fresh;
+    for (auto& f : roce::rdma_counter_files(root_)) {
+      auto metric = roce::rdma_counter_name(f.file);
+      if (metric.name.empty()) continue;
+      auto old = std::find_if(counters_.begin(), counters_.end(),
+                              [&](const Counter& c) { return c.where.path == f.path; });
+      if (old != counters_.end()) {
+        fresh.push_back(std::move(*old));
+        continue;
+      }
+      const auto ordinal =
+          ordinals_.try_emplace(f.path, static_cast<std::uint32_t>(ordinals_.size())).first->second;
+      ss::AttributeFile file(f.path);
+      fresh.push_back({std::move(f), std::move(metric), std::move(file), ordinal});
+    }
+    counters_ = std::move(fresh);
+  }
+
+  static constexpr std::int64_t kRescanNs = 5'000'000'000;
   std::string root_;
+  std::vector<Counter> counters_;
+  std::map<std::string, std::uint32_t, std::less<>> ordinals_;  // path -> series key, for good
+  std::int64_t next_scan_ns_ = 0;
 };
 
 // ---- the sampler ---------------------------------------------------------------------------------------
@@ -304,31 +350,31 @@ Sources open_sources(const Config& config, std::string& reason) {
 class RoceSampler final : public ss::IntervalSampler {
  public:
   RoceSampler(const CreateContext& ctx, const Config& config)
-      : IntervalSampler(ctx, config), config_(config) {}
+      : IntervalSampler(ctx, config), config_(config) {
+    emit_frames();
+  }
 
  protected:
   void open() override {
     calls_.clear();
     calls_.set_logger(host() ? &host()->logger() : nullptr);
-    counters_.clear();
     std::string reason;
     sources_ = open_sources(config_, reason);
     if (!sources_.any()) throw std::runtime_error("roce: nothing to sample: " + reason);
     if (!reason.empty() && host()) host()->logger().info("roce: also not sampled: {}", reason);
   }
 
-  void sample(const CorrelationKey& key, std::vector<MetricPoint>& out) override {
-    if (sources_.dcmi) sources_.dcmi->sample(key, out, calls_, counters_, host());
-    if (sources_.hccn) sources_.hccn->sample(key, out, calls_, counters_, host());
-    if (sources_.sysfs) sources_.sysfs->sample(key, out, counters_, host());
-    calls_.skipped().add_points(out, key);
+  void sample_frame(ss::FrameBuilder& frame) override {
+    if (sources_.dcmi) sources_.dcmi->sample(frame, calls_, host());
+    if (sources_.hccn) sources_.hccn->sample(frame, frame.key(), calls_, host());
+    if (sources_.sysfs) sources_.sysfs->sample(frame, frame.key().timestamp_ns, host());
+    calls_.skipped().add_to(frame);
   }
 
  private:
   Config config_;
   Sources sources_;
   dcmi::DcmiCalls calls_;
-  ss::CounterTracker counters_;
 };
 
 class RoceFactory final : public SimpleFactory<RoceSampler> {

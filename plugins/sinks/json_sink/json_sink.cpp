@@ -38,7 +38,9 @@ Manifest make_manifest() {
       "complete. append=true adds to an existing file (json: to the elements of an existing array). Invalid "
       "UTF-8 in strings is replaced by U+FFFD instead of failing.";
   InputPort in{"in", {}, true, "any core message type"};
-  for (auto id : kCoreMessageTypes) in.accepts.emplace_back(id);
+  // Not metric.frame/1: the host expands frames into metric.batch/1, whose JSON has one object per point.
+  for (auto id : kCoreMessageTypes)
+    if (id != MetricFrame::type_id) in.accepts.emplace_back(id);
   m.inputs = {std::move(in)};
   m.options = {
       {.name = "path",

@@ -1,6 +1,8 @@
 #include "recording_writer.hpp"
 
+#include <cmath>
 #include <filesystem>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -49,7 +51,10 @@ Manifest make_manifest() {
       "rest is downsampled into one summary (mean, min, max, count) per series per "
       "summary_period. With align, sample times are rounded to a grid shared by all sources. Step and "
       "request keys of points are not recorded (samples are keyed by time).";
-  m.inputs = {{"in", {std::string(MetricBatch::type_id)}, true, "samples to record"}};
+  m.inputs = {{"in",
+               {std::string(MetricFrame::type_id), std::string(MetricBatch::type_id)},
+               true,
+               "samples to record (frames are recorded without being expanded into points)"}};
   m.options = {
       {.name = "path",
        .type = OptionType::kString,
@@ -155,7 +160,12 @@ class RecordingWriterSink final : public Component {
   }
 
   void process(const Envelope& message, std::size_t /*port*/, Emitter& /*out*/) override {
-    if (!writer_ || !message.is<MetricBatch>()) return;
+    if (!writer_) return;
+    if (message.is<MetricFrame>()) {
+      process_frame(message.as<MetricFrame>(), message.source());
+      return;
+    }
+    if (!message.is<MetricBatch>()) return;
     const MetricBatch* batch = &message.as<MetricBatch>();
     values_.clear();
     TimestampNs ts = kNoTimestamp;
@@ -181,6 +191,42 @@ class RecordingWriterSink final : public Component {
   }
 
   void flush(Emitter& /*out*/) override { finish(); }
+
+  /// A frame: its series are looked up once per schema (per source), then each value is one store.
+  void process_frame(const MetricFrame& frame, std::string_view source) {
+    if (!frame.schema) return;
+    auto it = schema_ids_.find(source);
+    if (it == schema_ids_.end()) it = schema_ids_.emplace(std::string(source), SchemaIds{}).first;
+    SchemaIds& ids = it->second;
+    const auto& series = frame.schema->series;
+    if (ids.schema != frame.schema.get()) {
+      ids.schema = frame.schema.get();
+      ids.hold = frame.schema;  // keeps the address from being reused by another schema
+      ids.ids.clear();
+      MetricPoint p;
+      p.key = frame.key;
+      for (const auto& s : series) {
+        p.name = s.name;
+        p.unit = s.unit;
+        p.labels = s.labels;
+        p.key.device = s.device;
+        ids.ids.push_back(writer_->series_of(p));
+      }
+    }
+    const TimestampNs t = aligned(frame.key.timestamp_ns);
+    values_.clear();
+    const std::size_t n = std::min(frame.values.size(), ids.ids.size());
+    for (std::size_t i = 0; i < n; ++i) {
+      const double v = frame.values[i];
+      if (std::isnan(v)) continue;
+      if (retention_)
+        retention_->feed(ids.ids[i], t, v, *sink_);
+      else
+        values_.emplace_back(ids.ids[i], v);
+    }
+    if (!values_.empty()) writer_->add_sample(t, values_);
+    writer_->maybe_flush();
+  }
   void stop() override { finish(); }
 
  private:
@@ -213,8 +259,15 @@ class RecordingWriterSink final : public Component {
                            writer->totals().samples, writer->totals().summaries, writer->totals().file_bytes);
   }
 
+  struct SchemaIds {
+    const MetricSchema* schema = nullptr;
+    std::shared_ptr<const MetricSchema> hold;
+    std::vector<std::uint64_t> ids;  // writer series id per schema entry
+  };
+
   HostServices* host_;
   Config config_;
+  std::map<std::string, SchemaIds, std::less<>> schema_ids_;  // per emitting component
   std::int64_t align_ns_ = 0;
   TimestampNs origin_ns_ = 0;
   recording::RetentionOptions retention_options_;

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -28,6 +29,32 @@ struct MetricBatch {
   static constexpr std::string_view type_id = "metric.batch/1";
   std::vector<MetricPoint> points;
 };
+
+// ---- metric.frame/1: one sample of many series, the series described once ------------------------------
+// What a live sampler emits: the names, units and labels of its series travel once, in a shared schema,
+// and each sample is a vector of numbers. A consumer that accepts only metric.batch/1 still works: the
+// host expands a frame into a batch (to_metric_batch) on such a link.
+struct MetricSeries {
+  std::string name;  // as MetricPoint::name
+  std::string unit;
+  Labels labels;
+  std::int32_t device = -1;  // the points' key.device
+};
+/// Immutable once shared. A producer that finds a new series makes a new schema (the old series first,
+/// in the same order), so a consumer can cache what it derived from a schema by its address.
+struct MetricSchema {
+  std::vector<MetricSeries> series;
+};
+struct MetricFrame {
+  static constexpr std::string_view type_id = "metric.frame/1";
+  std::shared_ptr<const MetricSchema> schema;
+  CorrelationKey key;          // key.timestamp_ns is the sample time of every value; key.node_id the node
+  std::vector<double> values;  // values[i] is schema->series[i]; NaN = no reading this time; may be shorter
+};
+/// The frame's points (NaN values left out), each with the frame's key and its series' device.
+MetricBatch to_metric_batch(const MetricFrame& frame);
+/// The points of a metric.batch/1 or metric.frame/1 envelope; MessageTypeError for any other type.
+MetricBatch metric_points_of(const Envelope& envelope);
 
 // ---- event.batch/1: timed events (trace slices, instants, counters) ----------------------------------
 struct Event {
@@ -147,11 +174,13 @@ struct JsonMessage {
   nlohmann::json value;
 };
 
-#define CANN_DEBUG_DECLARE_JSON(T)               \
-  void to_json(nlohmann::json& j, const T& v);   \
+#define CANN_DEBUG_DECLARE_JSON(T)             \
+  void to_json(nlohmann::json& j, const T& v); \
   void from_json(const nlohmann::json& j, T& v);
 CANN_DEBUG_DECLARE_JSON(MetricPoint)
 CANN_DEBUG_DECLARE_JSON(MetricBatch)
+CANN_DEBUG_DECLARE_JSON(MetricSeries)
+CANN_DEBUG_DECLARE_JSON(MetricFrame)
 CANN_DEBUG_DECLARE_JSON(Event)
 CANN_DEBUG_DECLARE_JSON(EventBatch)
 CANN_DEBUG_DECLARE_JSON(Record)
@@ -171,7 +200,8 @@ CANN_DEBUG_DECLARE_JSON(JsonMessage)
 
 /// The ids of the SDK's own message types, for listings and checks.
 inline constexpr std::string_view kCoreMessageTypes[] = {
-    MetricBatch::type_id, EventBatch::type_id, RecordBatch::type_id, FeatureSet::type_id, Evidence::type_id,
-    Posterior::type_id,   Diagnosis::type_id,  Advice::type_id,      JsonMessage::type_id};
+    MetricBatch::type_id, MetricFrame::type_id, EventBatch::type_id, RecordBatch::type_id,
+    FeatureSet::type_id,  Evidence::type_id,    Posterior::type_id,  Diagnosis::type_id,
+    Advice::type_id,      JsonMessage::type_id};
 
 }  // namespace cann_debug

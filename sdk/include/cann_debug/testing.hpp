@@ -8,12 +8,14 @@
 #include <mutex>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
 #include <fmt/format.h>
 
 #include "cann_debug/component.hpp"
+#include "cann_debug/messages.hpp"
 #include "cann_debug/options.hpp"
 
 namespace cann_debug::testing {
@@ -89,11 +91,17 @@ class Harness {
     component_->stop();
   }
 
+  /// The messages emitted on `port` as T; for T = MetricBatch, frames are expanded into their points.
   template <MessageType T>
   std::vector<T> outputs_of(std::size_t port) const {
     std::vector<T> result;
     for (const auto& [p, env] : out.emitted)
-      if (p == port) result.push_back(env.template as<T>());
+      if (p == port) {
+        if constexpr (std::is_same_v<T, MetricBatch>)
+          result.push_back(metric_points_of(env));
+        else
+          result.push_back(env.template as<T>());
+      }
     return result;
   }
 
