@@ -3,12 +3,14 @@
 // baseline collector (procfs alone at 1 s) measured in the same run.
 //
 //   cann_debug_bench_collect [--seconds 600] [--interval 10ms] [--devices 8] [--baseline-seconds 60]
-//                            [--json FILE] [--smoke]
+//                            [--json FILE] [--smoke] [--setup-only DIR]
 //
 // Three collectors run one after the other: the baseline, every sampler recording every sample, and every
 // sampler with --compress. Each is sampled once a second from /proc/<pid>: steady CPU is measured from the
 // 5th second to the last, RSS growth as the least-squares slope from the 10th second on. --smoke (CI) runs
-// a few seconds each and asserts nothing: it proves the benchmark still runs.
+// a few seconds each and asserts nothing: it proves the benchmark still runs. --setup-only DIR writes the
+// fixture tree and the fake libraries' scripts into DIR and prints the environment and command of the
+// every-sampler collector, to profile it by hand (perf, strace).
 #include <fcntl.h>
 #include <signal.h>
 #include <spawn.h>
@@ -241,6 +243,7 @@ int main(int argc, char** argv) {
   std::string interval = "10ms", json_path;
   int devices = 8;
   bool smoke = false;
+  std::string setup_dir;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     auto value = [&]() -> std::string { return i + 1 < argc ? argv[++i] : ""; };
@@ -256,16 +259,20 @@ int main(int argc, char** argv) {
       json_path = value();
     else if (a == "--smoke")
       smoke = true;
+    else if (a == "--setup-only")
+      setup_dir = value();
     else {
       fmt::print(stderr,
                  "usage: {} [--seconds S] [--baseline-seconds S] [--interval D] [--devices N] [--json FILE] "
-                 "[--smoke]\n",
+                 "[--smoke] [--setup-only DIR]\n",
                  argv[0]);
       return 2;
     }
   }
   if (smoke) seconds = baseline_seconds = 3;
-  const fs::path dir = fs::temp_directory_path() / fmt::format("cann_debug_bench_collect_{}", ::getpid());
+  const fs::path dir =
+      setup_dir.empty() ? fs::temp_directory_path() / fmt::format("cann_debug_bench_collect_{}", ::getpid())
+                        : fs::absolute(setup_dir);
   fs::create_directories(dir);
   write_scripts(dir, devices, 10'000);  // 10 ms interval: an incident every 100 s
   // One host tree: /proc/stat, meminfo, loadavg (procfs fixture) with a process and network interfaces.
@@ -303,6 +310,13 @@ int main(int argc, char** argv) {
                                         std::string("roce.library=") + FAKE_DCMI_LIBRARY,
                                         "--set",
                                         std::string("nvml.library=") + FAKE_NVML_LIBRARY};
+  if (!setup_dir.empty()) {
+    std::string command = fmt::format("CANN_DEBUG_FAKE_DCMI_SCRIPT={} CANN_DEBUG_FAKE_NVML_SCRIPT={} {}",
+                                      (dir / "dcmi.json").string(), (dir / "nvml.json").string(), kBinary);
+    for (const auto& a : all) command += " '" + a + "'";
+    fmt::print("{} --duration 30s --output {}/all.cdr\n", command, dir.string());
+    return 0;
+  }
   auto compressed = all;
   compressed.push_back("--compress");
 

@@ -14,20 +14,35 @@ namespace cann_debug::plugins::sampler_support {
 
 std::string join_path(std::string_view root, std::string_view rel) {
   while (!rel.empty() && rel.front() == '/') rel.remove_prefix(1);
-  std::string out(root);
-  if (out.empty()) out = ".";
-  if (out.back() != '/') out += '/';
-  out += rel;
+  std::string out;
+  out.reserve(root.size() + rel.size() + 2);
+  if (root.empty())
+    out.push_back('.');
+  else
+    out.append(root);
+  if (out.back() != '/') out.push_back('/');
+  out.append(rel);
   return out;
 }
 
 std::optional<std::string> read_text_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in.is_open()) return std::nullopt;
-  std::ostringstream text;
-  text << in.rdbuf();
-  if (in.bad()) return std::nullopt;
-  return text.str();
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return std::nullopt;
+  std::string text(4096, '\0');
+  std::size_t size = 0;
+  for (;;) {
+    const ssize_t n = ::read(fd, text.data() + size, text.size() - size);
+    if (n < 0) {
+      ::close(fd);
+      return std::nullopt;
+    }
+    if (n == 0) break;
+    size += static_cast<std::size_t>(n);
+    if (size == text.size()) text.resize(text.size() * 2);
+  }
+  ::close(fd);
+  text.resize(size);
+  return text;
 }
 
 std::optional<std::string> read_first_line(const std::string& path) {
@@ -74,26 +89,63 @@ std::optional<std::uint64_t> parse_u64_line(std::string_view text) {
   return value;
 }
 
-AttributeFile::AttributeFile(const std::string& path) : fd_(::open(path.c_str(), O_RDONLY | O_CLOEXEC)) {}
-
 AttributeFile& AttributeFile::operator=(AttributeFile&& other) noexcept {
   if (this != &other) {
-    if (fd_ >= 0) ::close(fd_);
+    close();
+    path_ = std::move(other.path_);
     fd_ = std::exchange(other.fd_, -1);
   }
   return *this;
 }
 
-AttributeFile::~AttributeFile() {
+void AttributeFile::close() {
   if (fd_ >= 0) ::close(fd_);
+  fd_ = -1;
 }
 
-std::optional<std::uint64_t> AttributeFile::read_u64() const {
-  if (fd_ < 0) return std::nullopt;
+std::optional<std::uint64_t> AttributeFile::read_u64() {
   char buf[64];
-  const ssize_t n = ::pread(fd_, buf, sizeof buf, 0);
-  if (n <= 0) return std::nullopt;
-  return parse_u64_line(std::string_view(buf, static_cast<std::size_t>(n)));
+  for (int attempt = 0; attempt < 2; ++attempt) {
+    if (fd_ < 0) fd_ = ::open(path_.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd_ < 0) return std::nullopt;
+    const ssize_t n = ::pread(fd_, buf, sizeof buf, 0);
+    if (n > 0) return parse_u64_line(std::string_view(buf, static_cast<std::size_t>(n)));
+    if (n == 0) return std::nullopt;
+    close();  // a stale descriptor: open the path again once
+  }
+  return std::nullopt;
+}
+
+std::optional<std::string_view> KeptOpenFile::read() {
+  for (int attempt = 0; attempt < 2; ++attempt) {
+    if (fd_ < 0) fd_ = ::open(path_.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd_ < 0) return std::nullopt;
+    if (text_.capacity() < 256) text_.reserve(256);
+    text_.resize(text_.capacity());
+    std::size_t size = 0;
+    bool failed = false;
+    for (;;) {
+      const ssize_t n = ::pread(fd_, text_.data() + size, text_.size() - size, static_cast<off_t>(size));
+      if (n < 0) {
+        failed = true;
+        break;
+      }
+      if (n == 0) break;
+      size += static_cast<std::size_t>(n);
+      if (size == text_.size()) text_.resize(text_.size() * 2);
+    }
+    if (!failed) {
+      text_.resize(size);
+      return std::string_view(text_);
+    }
+    close();  // a stale descriptor (the file was replaced): open the path again once
+  }
+  return std::nullopt;
+}
+
+void KeptOpenFile::close() {
+  if (fd_ >= 0) ::close(fd_);
+  fd_ = -1;
 }
 
 std::vector<std::string> list_directory(const std::string& path) {

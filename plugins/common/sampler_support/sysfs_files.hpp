@@ -24,25 +24,51 @@ std::optional<std::uint64_t> read_u64_file(const std::string& path);
 /// The number a one-value file holds: its first line, blanks trimmed, decimal or 0x hex; nullopt otherwise.
 std::optional<std::uint64_t> parse_u64_line(std::string_view text);
 
-/// A /sys or /proc attribute kept open and read again from offset 0 with pread (sysfs makes the value
-/// anew on every read from the start): one system call per reading instead of open, read and close.
+/// A /sys or /proc attribute holding one number, kept open and read again from offset 0 with pread (sysfs
+/// makes the value anew on every read from the start): one system call per reading instead of open, read
+/// and close. A failed read (the device went away and came back) opens the path again once.
 class AttributeFile {
  public:
-  AttributeFile() = default;
-  explicit AttributeFile(const std::string& path);
-  AttributeFile(AttributeFile&& other) noexcept : fd_(std::exchange(other.fd_, -1)) {}
+  explicit AttributeFile(std::string path) : path_(std::move(path)) {}
+  AttributeFile(AttributeFile&& other) noexcept
+      : path_(std::move(other.path_)), fd_(std::exchange(other.fd_, -1)) {}
   AttributeFile& operator=(AttributeFile&& other) noexcept;
   AttributeFile(const AttributeFile&) = delete;
   AttributeFile& operator=(const AttributeFile&) = delete;
-  ~AttributeFile();
+  ~AttributeFile() { close(); }
 
-  bool is_open() const { return fd_ >= 0; }
   /// The file's number now; nullopt when it cannot be read (some hw counters need privileges) or is not
   /// one number.
-  std::optional<std::uint64_t> read_u64() const;
+  std::optional<std::uint64_t> read_u64();
+  const std::string& path() const { return path_; }
+  void close();
 
  private:
+  std::string path_;
   int fd_ = -1;
+};
+
+/// A file read again and again from offset 0 (/proc/stat, /proc/meminfo, ...): kept open between reads
+/// (procfs and sysfs make the text anew on every read from the start), reopened after a failed read.
+class KeptOpenFile {
+ public:
+  explicit KeptOpenFile(std::string path) : path_(std::move(path)) {}
+  KeptOpenFile(KeptOpenFile&& other) noexcept
+      : path_(std::move(other.path_)), fd_(std::exchange(other.fd_, -1)), text_(std::move(other.text_)) {}
+  KeptOpenFile& operator=(KeptOpenFile&&) = delete;
+  KeptOpenFile(const KeptOpenFile&) = delete;
+  KeptOpenFile& operator=(const KeptOpenFile&) = delete;
+  ~KeptOpenFile() { close(); }
+
+  /// The whole text now, valid until the next read(); nullopt (errno set) when the file cannot be read.
+  std::optional<std::string_view> read();
+  const std::string& path() const { return path_; }
+  void close();
+
+ private:
+  std::string path_;
+  int fd_ = -1;
+  std::string text_;
 };
 
 /// Names in a directory (no "." or ".."), sorted; empty when the directory cannot be read.

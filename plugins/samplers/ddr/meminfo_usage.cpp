@@ -2,28 +2,32 @@
 
 #include <fmt/format.h>
 
-#include <sstream>
+#include <optional>
 #include <stdexcept>
 
 #include "sampler_support/sysfs_files.hpp"
+#include "sampler_support/text_fields.hpp"
 
 namespace cann_debug::plugins::ddr_detail {
 
 namespace ss = sampler_support;
 
+void for_each_meminfo(std::string_view text,
+                      const std::function<void(std::string_view, std::uint64_t)>& use) {
+  while (!text.empty()) {
+    std::string_view line = ss::next_line(text);
+    const auto colon = line.find(':');
+    if (colon == std::string_view::npos) continue;
+    std::string_view rest = line.substr(colon + 1);
+    const auto v = ss::to_number<std::uint64_t>(ss::next_field(rest));
+    if (!v) continue;
+    use(line.substr(0, colon), ss::next_field(rest) == "kB" ? *v * 1024 : *v);
+  }
+}
+
 std::map<std::string, std::uint64_t, std::less<>> parse_meminfo(std::string_view text) {
   std::map<std::string, std::uint64_t, std::less<>> values;
-  std::istringstream in{std::string(text)};
-  for (std::string line; std::getline(in, line);) {
-    const auto colon = line.find(':');
-    if (colon == std::string::npos) continue;
-    std::istringstream fields(line.substr(colon + 1));
-    std::uint64_t v = 0;
-    std::string unit;
-    if (!(fields >> v)) continue;
-    fields >> unit;
-    values[line.substr(0, colon)] = unit == "kB" ? v * 1024 : v;
-  }
+  for_each_meminfo(text, [&](std::string_view key, std::uint64_t v) { values[std::string(key)] = v; });
   return values;
 }
 
@@ -35,34 +39,36 @@ std::string meminfo_unavailable_reason(const std::string& root) {
   return {};
 }
 
-MeminfoUsage::MeminfoUsage(const std::string& root) : path_(ss::join_path(root, "proc/meminfo")) {}
+MeminfoUsage::MeminfoUsage(const std::string& root) : file_(ss::join_path(root, "proc/meminfo")) {}
 
 void MeminfoUsage::sample(std::int64_t, ss::FrameBuilder& frame, Logger*) {
-  const auto text = ss::read_text_file(path_);
-  if (!text) throw std::runtime_error(fmt::format("ddr: cannot read {}", path_));
-  const auto m = parse_meminfo(*text);
-  auto get = [&](std::string_view k) -> const std::uint64_t* {
-    auto it = m.find(k);
-    return it == m.end() ? nullptr : &it->second;
-  };
-  std::uint32_t what = kWhatMeminfo;
-  auto add = [&](const char* name, std::uint64_t bytes, const char* source) {
-    frame.gauge({what++}, static_cast<double>(bytes), [&] {
+  const auto text = file_.read();
+  if (!text) throw std::runtime_error(fmt::format("ddr: cannot read {}", file_.path()));
+  std::optional<std::uint64_t> total, available, cached, dirty;
+  for_each_meminfo(*text, [&](std::string_view key, std::uint64_t v) {
+    if (key == "MemTotal")
+      total = v;
+    else if (key == "MemAvailable")
+      available = v;
+    else if (key == "Cached")
+      cached = v;
+    else if (key == "Dirty")
+      dirty = v;
+  });
+  if (!total) throw std::runtime_error(fmt::format("ddr: {} has no MemTotal line", file_.path()));
+  // Each series keeps its own number whichever lines the file has.
+  auto add = [&](std::uint32_t n, const char* name, std::uint64_t bytes, const char* source) {
+    frame.gauge({kWhatMeminfo + n}, static_cast<double>(bytes), [&] {
       return MetricSeries{name, "bytes", {{"source_name", source}}, -1};
     });
   };
-  const auto* total = get("MemTotal");
-  if (!total) throw std::runtime_error(fmt::format("ddr: {} has no MemTotal line", path_));
-  add("ddr.memory.total", *total, "MemTotal");
-  // Each series keeps its own number whichever lines the file has.
-  const auto* avail = get("MemAvailable");
-  if (avail) add("ddr.memory.available", *avail, "MemAvailable");
-  what = kWhatMeminfo + 2;
-  if (avail) add("ddr.memory.used", *total >= *avail ? *total - *avail : 0, "MemTotal-MemAvailable");
-  what = kWhatMeminfo + 3;
-  if (const auto* cached = get("Cached")) add("ddr.memory.cached", *cached, "Cached");
-  what = kWhatMeminfo + 4;
-  if (const auto* dirty = get("Dirty")) add("ddr.memory.dirty", *dirty, "Dirty");
+  add(0, "ddr.memory.total", *total, "MemTotal");
+  if (available) {
+    add(1, "ddr.memory.available", *available, "MemAvailable");
+    add(2, "ddr.memory.used", *total >= *available ? *total - *available : 0, "MemTotal-MemAvailable");
+  }
+  if (cached) add(3, "ddr.memory.cached", *cached, "Cached");
+  if (dirty) add(4, "ddr.memory.dirty", *dirty, "Dirty");
 }
 
 }  // namespace cann_debug::plugins::ddr_detail

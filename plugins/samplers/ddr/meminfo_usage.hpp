@@ -2,16 +2,20 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <string>
 #include <string_view>
 
 #include "backend.hpp"
+#include "sampler_support/sysfs_files.hpp"
 
 namespace cann_debug::plugins::ddr_detail {
 
 /// "Key:  123 kB" lines -> key -> value in bytes (values without "kB" are counts, kept as they are).
 std::map<std::string, std::uint64_t, std::less<>> parse_meminfo(std::string_view text);
+/// The same, one call of `use(key, value)` per line, without building a map.
+void for_each_meminfo(std::string_view text, const std::function<void(std::string_view, std::uint64_t)>& use);
 
 /// "" when <root>/proc/meminfo has MemTotal, else why not.
 std::string meminfo_unavailable_reason(const std::string& root);
@@ -23,7 +27,7 @@ class MeminfoUsage final : public DdrBackend {
   void sample(std::int64_t now_ns, sampler_support::FrameBuilder& frame, Logger* log) override;
 
  private:
-  std::string path_;
+  sampler_support::KeptOpenFile file_;
 };
 
 }  // namespace cann_debug::plugins::ddr_detail

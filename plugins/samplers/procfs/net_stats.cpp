@@ -43,26 +43,28 @@ std::vector<std::string> NetStats::sample(std::int64_t now_ns, ss::FrameBuilder&
     next_list_ns_ = now_ns + kListEveryNs;
   }
   const auto& names = wanted_.empty() ? listed_ : wanted_;
-  std::string path;
+  std::string dir;
   for (const auto& name : names) {
-    const auto ordinal =
-        ordinals_.try_emplace(name, static_cast<std::uint32_t>(ordinals_.size())).first->second;
-    path.assign(class_dir_).append("/").append(name).append("/statistics/");
-    const std::size_t dir_length = path.size();
-    if (!ss::is_directory(path)) {
+    auto it = interfaces_.find(name);
+    if (it == interfaces_.end())
+      it = interfaces_.emplace(name, Interface{static_cast<std::uint32_t>(interfaces_.size()), {}}).first;
+    Interface& iface = it->second;
+    dir.assign(class_dir_).append("/").append(name).append("/statistics/");
+    if (!ss::is_directory(dir)) {
       if (!wanted_.empty()) missing.push_back(name);
       // Forget its counters: when it comes back (a re-created interface) it starts from zero.
       for (std::uint32_t c = 0; c < std::size(kCounters); ++c)
-        frame.reset_counter({kNetworkWhat, ordinal, c});
+        frame.reset_counter({kNetworkWhat, iface.ordinal, c});
+      iface.files.clear();
       continue;
     }
+    if (iface.files.empty())
+      for (const auto& c : kCounters) iface.files.emplace_back(dir + c.file);
     for (std::uint32_t c = 0; c < std::size(kCounters); ++c) {
       const Counter& counter = kCounters[c];
-      path.resize(dir_length);
-      path.append(counter.file);
-      const auto value = ss::read_u64_file(path);
+      const auto value = iface.files[c].read_u64();
       if (!value) continue;
-      frame.rate({kNetworkWhat, ordinal, c}, *value, 64, now_ns, [&] {
+      frame.rate({kNetworkWhat, iface.ordinal, c}, *value, 64, now_ns, [&] {
         return MetricSeries{
             counter.metric, counter.unit, {{"interface", name}, {"source_name", counter.file}}, -1};
       });

@@ -10,6 +10,7 @@
 
 #include "cann_debug/messages.hpp"
 #include "sampler_support/frame_builder.hpp"
+#include "sampler_support/sysfs_files.hpp"
 
 namespace cann_debug::plugins::procfs_detail {
 
@@ -29,7 +30,11 @@ class NetStats {
   std::vector<std::string> wanted_;
   std::vector<std::string> listed_;  // every interface but "lo", listed again every few seconds
   std::int64_t next_list_ns_ = 0;
-  std::map<std::string, std::uint32_t, std::less<>> ordinals_;  // interface -> series key, for good
+  struct Interface {
+    std::uint32_t ordinal = 0;                          // its series key, for good
+    std::vector<sampler_support::AttributeFile> files;  // statistics/<counter>, kept open
+  };
+  std::map<std::string, Interface, std::less<>> interfaces_;
 };
 
 }  // namespace cann_debug::plugins::procfs_detail

@@ -35,14 +35,12 @@ bool PidStats::sample(std::int64_t now_ns, ss::FrameBuilder& frame) {
   // RSS: VmRSS of status (kB, exact), else statm's resident pages.
   std::optional<double> rss_bytes;
   const char* rss_source = "VmRSS";
-  if (auto status = ss::read_text_file(dir_ + "/status")) {
-    std::istringstream in(*status);
-    if (auto kb = parse_status_field(in, "VmRSS")) rss_bytes = static_cast<double>(*kb) * 1024.0;
-  }
+  if (auto status = ss::read_text_file(dir_ + "/status"))
+    if (auto kb = parse_status_field(std::string_view(*status), "VmRSS"))
+      rss_bytes = static_cast<double>(*kb) * 1024.0;
   if (!rss_bytes) {
-    std::ifstream statm(dir_ + "/statm");
-    if (statm.is_open())
-      if (auto pages = parse_statm_resident_pages(statm)) {
+    if (auto statm = ss::read_text_file(dir_ + "/statm"))
+      if (auto pages = parse_statm_resident_pages(std::string_view(*statm))) {
         rss_bytes = static_cast<double>(*pages) * page_size_;
         rss_source = "statm.resident";
       }

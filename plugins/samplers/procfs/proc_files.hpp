@@ -11,6 +11,8 @@
 #include <utility>
 #include <vector>
 
+#include "sampler_support/text_fields.hpp"
+
 namespace cann_debug::plugins::procfs_detail {
 
 /// One "cpu" line of /proc/stat, in USER_HZ ticks. Fields a kernel does not print stay 0.
@@ -38,80 +40,91 @@ struct MemInfo {
   }
 };
 
+/// The whole stream as text (the stream forms of the parsers below read through it).
+inline std::string read_all(std::istream& in) {
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
 /// Parses /proc/stat. Returns false when no aggregate "cpu" line was found.
-inline bool parse_stat(std::istream& in, StatSnapshot& out) {
-  out = {};
-  std::string line;
+inline bool parse_stat(std::string_view text, StatSnapshot& out) {
+  namespace ss = sampler_support;
+  out.cpus.clear();
+  out.ctxt.reset();
+  out.procs_running.reset();
+  out.procs_blocked.reset();
   bool have_all = false;
-  while (std::getline(in, line)) {
-    std::istringstream fields(line);
-    std::string name;
-    fields >> name;
-    if (name.rfind("cpu", 0) == 0) {
-      std::string label = name == "cpu" ? "all" : name.substr(3);
-      if (label != "all" && label.find_first_not_of("0123456789") != std::string::npos) continue;
+  while (!text.empty()) {
+    std::string_view line = ss::next_line(text);
+    const std::string_view name = ss::next_field(line);
+    if (name.substr(0, 3) == "cpu") {
+      std::string_view label = name == "cpu" ? std::string_view("all") : name.substr(3);
       if (label.empty()) continue;
+      if (label != "all" && label.find_first_not_of("0123456789") != std::string_view::npos) continue;
       CpuTimes t;
       for (std::uint64_t* f : {&t.user, &t.nice, &t.system, &t.idle, &t.iowait, &t.irq, &t.softirq, &t.steal,
                                &t.guest, &t.guest_nice}) {
-        if (!(fields >> *f)) {
-          *f = 0;
-          break;
-        }
+        const auto v = ss::to_number<std::uint64_t>(ss::next_field(line));
+        if (!v) break;
+        *f = *v;
       }
       have_all = have_all || label == "all";
-      out.cpus.emplace_back(std::move(label), t);
+      out.cpus.emplace_back(std::string(label), t);
     } else if (name == "ctxt") {
-      std::uint64_t v = 0;
-      if (fields >> v) out.ctxt = v;
+      if (auto v = ss::to_number<std::uint64_t>(ss::next_field(line))) out.ctxt = *v;
     } else if (name == "procs_running") {
-      std::int64_t v = 0;
-      if (fields >> v) out.procs_running = v;
+      if (auto v = ss::to_number<std::int64_t>(ss::next_field(line))) out.procs_running = *v;
     } else if (name == "procs_blocked") {
-      std::int64_t v = 0;
-      if (fields >> v) out.procs_blocked = v;
+      if (auto v = ss::to_number<std::int64_t>(ss::next_field(line))) out.procs_blocked = *v;
     }
   }
   return have_all;
 }
+inline bool parse_stat(std::istream& in, StatSnapshot& out) {
+  return parse_stat(read_all(in), out);
+}
 
 /// Parses /proc/meminfo ("MemTotal:       24684084 kB").
-inline MemInfo parse_meminfo(std::istream& in) {
+inline MemInfo parse_meminfo(std::string_view text) {
+  namespace ss = sampler_support;
   MemInfo m;
-  std::string line;
-  while (std::getline(in, line)) {
-    std::istringstream fields(line);
-    std::string name;
-    std::uint64_t kb = 0;
-    if (!(fields >> name >> kb)) continue;
+  while (!text.empty()) {
+    std::string_view line = ss::next_line(text);
+    const std::string_view name = ss::next_field(line);
+    const auto kb = ss::to_number<std::uint64_t>(ss::next_field(line));
+    if (!kb) continue;
     if (name == "MemTotal:")
-      m.total_kb = kb;
+      m.total_kb = *kb;
     else if (name == "MemAvailable:")
-      m.available_kb = kb;
+      m.available_kb = *kb;
     else if (name == "MemFree:")
-      m.free_kb = kb;
+      m.free_kb = *kb;
     else if (name == "Buffers:")
-      m.buffers_kb = kb;
+      m.buffers_kb = *kb;
     else if (name == "Cached:")
-      m.cached_kb = kb;
+      m.cached_kb = *kb;
   }
   return m;
 }
+inline MemInfo parse_meminfo(std::istream& in) {
+  return parse_meminfo(read_all(in));
+}
 
 /// The runnable count of /proc/loadavg: the numerator of its 4th field ("0.02 0.12 0.07 2/81 3146" -> 2).
-inline std::optional<std::int64_t> parse_loadavg_runnable(std::istream& in) {
-  std::string one, five, fifteen, entities;
-  if (!(in >> one >> five >> fifteen >> entities)) return std::nullopt;
+inline std::optional<std::int64_t> parse_loadavg_runnable(std::string_view text) {
+  namespace ss = sampler_support;
+  std::string_view entities;
+  for (int i = 0; i < 4; ++i) entities = ss::next_field(text);
+  if (entities.empty()) return std::nullopt;
   const auto slash = entities.find('/');
-  if (slash == std::string::npos || slash == 0) return std::nullopt;
-  try {
-    std::size_t used = 0;
-    const long long v = std::stoll(entities.substr(0, slash), &used);
-    if (used != slash || v < 0) return std::nullopt;
-    return v;
-  } catch (...) {
-    return std::nullopt;
-  }
+  if (slash == std::string_view::npos || slash == 0) return std::nullopt;
+  const auto v = ss::to_number<std::int64_t>(entities.substr(0, slash));
+  if (!v || *v < 0) return std::nullopt;
+  return v;
+}
+inline std::optional<std::int64_t> parse_loadavg_runnable(std::istream& in) {
+  return parse_loadavg_runnable(read_all(in));
 }
 
 /// The fields of /proc/<pid>/stat the sampler uses (proc(5): pid (comm) state ppid ... utime(14) stime(15)
@@ -126,50 +139,56 @@ struct PidStat {
 };
 
 inline std::optional<PidStat> parse_pid_stat(std::string_view line) {
+  namespace ss = sampler_support;
   const auto open = line.find('(');
   const auto close = line.rfind(')');
   if (open == std::string_view::npos || close == std::string_view::npos || close < open) return std::nullopt;
   PidStat s;
-  {
-    std::istringstream head{std::string(line.substr(0, open))};
-    if (!(head >> s.pid)) return std::nullopt;
-  }
+  std::string_view head = line.substr(0, open);
+  const auto pid = ss::to_number<std::int64_t>(ss::next_field(head));
+  if (!pid) return std::nullopt;
+  s.pid = *pid;
   s.comm = std::string(line.substr(open + 1, close - open - 1));
   // Fields from 3 (state) on; index 0 here is field 3.
-  std::istringstream rest{std::string(line.substr(close + 1))};
-  std::vector<std::string> f;
-  for (std::string w; rest >> w;) f.push_back(std::move(w));
-  if (f.size() < 20) return std::nullopt;  // up to starttime (field 22)
-  try {
-    s.utime = std::stoull(f[14 - 3]);
-    s.stime = std::stoull(f[15 - 3]);
-    s.num_threads = std::stoll(f[20 - 3]);
-    s.starttime = std::stoull(f[22 - 3]);
-  } catch (...) {
-    return std::nullopt;
-  }
+  std::string_view rest = line.substr(close + 1);
+  std::string_view f[20];
+  for (auto& field : f)
+    if ((field = ss::next_field(rest)).empty()) return std::nullopt;  // up to starttime (field 22)
+  const auto utime = ss::to_number<std::uint64_t>(f[14 - 3]);
+  const auto stime = ss::to_number<std::uint64_t>(f[15 - 3]);
+  const auto threads = ss::to_number<std::int64_t>(f[20 - 3]);
+  const auto start = ss::to_number<std::uint64_t>(f[22 - 3]);
+  if (!utime || !stime || !threads || !start) return std::nullopt;
+  s.utime = *utime;
+  s.stime = *stime;
+  s.num_threads = *threads;
+  s.starttime = *start;
   return s;
 }
 
 /// A "Key:   value kB" line of /proc/<pid>/status (VmRSS, Threads, ...): the number, without the unit.
-inline std::optional<std::uint64_t> parse_status_field(std::istream& in, std::string_view key) {
-  std::string line;
-  while (std::getline(in, line)) {
-    if (line.size() <= key.size() || line.compare(0, key.size(), key) != 0 || line[key.size()] != ':')
-      continue;
-    std::istringstream fields(line.substr(key.size() + 1));
-    std::uint64_t v = 0;
-    if (fields >> v) return v;
-    return std::nullopt;
+inline std::optional<std::uint64_t> parse_status_field(std::string_view text, std::string_view key) {
+  namespace ss = sampler_support;
+  while (!text.empty()) {
+    std::string_view line = ss::next_line(text);
+    if (line.size() <= key.size() || line.substr(0, key.size()) != key || line[key.size()] != ':') continue;
+    line.remove_prefix(key.size() + 1);
+    return ss::to_number<std::uint64_t>(ss::next_field(line));
   }
   return std::nullopt;
 }
+inline std::optional<std::uint64_t> parse_status_field(std::istream& in, std::string_view key) {
+  return parse_status_field(read_all(in), key);
+}
 
 /// The resident-set pages of /proc/<pid>/statm (its 2nd field: "size resident shared text lib data dt").
+inline std::optional<std::uint64_t> parse_statm_resident_pages(std::string_view text) {
+  namespace ss = sampler_support;
+  if (!ss::to_number<std::uint64_t>(ss::next_field(text))) return std::nullopt;
+  return ss::to_number<std::uint64_t>(ss::next_field(text));
+}
 inline std::optional<std::uint64_t> parse_statm_resident_pages(std::istream& in) {
-  std::uint64_t size = 0, resident = 0;
-  if (!(in >> size >> resident)) return std::nullopt;
-  return resident;
+  return parse_statm_resident_pages(read_all(in));
 }
 
 }  // namespace cann_debug::plugins::procfs_detail

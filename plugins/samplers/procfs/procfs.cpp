@@ -152,6 +152,8 @@ class ProcfsSampler final : public Component {
     std::getline(hostname, node_);
     taken_ = 0;
     prev_.reset();
+    spare_.reset();
+    for (auto* f : {&stat_file_, &meminfo_file_, &loadavg_file_}) f->close();
     pid_missing_noted_ = false;
     noted_interfaces_.clear();
     frame_.clear();
@@ -161,7 +163,7 @@ class ProcfsSampler final : public Component {
   PollResult poll(Emitter& out) override {
     if (limit_ > 0 && taken_ >= limit_) return PollResult::kDone;
     const TimestampNs now = host_ ? host_->now_ns() : wall_clock_ns();
-    StatSnapshot stat = read_stat();
+    StatSnapshot stat = read_stat();  // into a snapshot reused from two samples ago
     MemInfo mem = read_meminfo();
 
     CorrelationKey key;
@@ -214,6 +216,7 @@ class ProcfsSampler final : public Component {
         if (noted_interfaces_.insert(name).second && host_)
           host_->logger().warn("procfs: network interface '{}' not found under {}", name, net_->class_dir());
 
+    if (prev_) spare_ = std::move(prev_->stat);
     prev_ = Previous{std::move(stat), now};
     ++taken_;
     if (!frame_.empty()) out.emit(0, key, frame_.finish());
@@ -249,28 +252,34 @@ class ProcfsSampler final : public Component {
     return in;
   }
 
-  StatSnapshot read_stat() const {
-    auto in = open_or_throw(stat_path_);
+  static std::string_view read_or_throw(sampler_support::KeptOpenFile& file) {
+    errno = 0;
+    if (auto text = file.read()) return *text;
+    const int err = errno;
+    throw std::runtime_error(
+        fmt::format("{}: cannot open: {}", file.path(), err ? std::strerror(err) : "unknown error"));
+  }
+
+  StatSnapshot read_stat() {
     StatSnapshot stat;
-    if (!procfs_detail::parse_stat(in, stat))
+    if (spare_) stat = std::move(*spare_);  // its vector keeps its capacity
+    if (!procfs_detail::parse_stat(read_or_throw(stat_file_), stat))
       throw std::runtime_error(
           fmt::format("{}: expected a 'cpu' line as in Linux /proc/stat, found none", stat_path_));
     return stat;
   }
 
-  MemInfo read_meminfo() const {
-    auto in = open_or_throw(meminfo_path_);
-    MemInfo mem = procfs_detail::parse_meminfo(in);
+  MemInfo read_meminfo() {
+    MemInfo mem = procfs_detail::parse_meminfo(read_or_throw(meminfo_file_));
     if (!mem.total_kb)
       throw std::runtime_error(
           fmt::format("{}: expected a 'MemTotal:' line as in Linux /proc/meminfo", meminfo_path_));
     return mem;
   }
 
-  std::optional<std::int64_t> read_runnable(const StatSnapshot& stat) const {
-    std::ifstream in(loadavg_path_);
-    if (in.is_open())
-      if (auto v = procfs_detail::parse_loadavg_runnable(in)) return v;
+  std::optional<std::int64_t> read_runnable(const StatSnapshot& stat) {
+    if (auto text = loadavg_file_.read())
+      if (auto v = procfs_detail::parse_loadavg_runnable(*text)) return v;
     return stat.procs_running;
   }
 
@@ -311,6 +320,9 @@ class ProcfsSampler final : public Component {
 
   HostServices* host_;
   std::string stat_path_, meminfo_path_, loadavg_path_, hostname_path_;
+  sampler_support::KeptOpenFile stat_file_{stat_path_}, meminfo_file_{meminfo_path_},
+      loadavg_file_{loadavg_path_};
+  std::optional<StatSnapshot> spare_;  // the snapshot before the previous one, reused
   std::int64_t interval_ns_;
   std::int64_t limit_;
   bool per_cpu_;

@@ -292,7 +292,7 @@ class RdmaSysfs {
       }
       const auto ordinal =
           ordinals_.try_emplace(f.path, static_cast<std::uint32_t>(ordinals_.size())).first->second;
-      ss::AttributeFile file(f.path);
+      ss::AttributeFile file(f.path);  // opened at the first read
       fresh.push_back({std::move(f), std::move(metric), std::move(file), ordinal});
     }
     counters_ = std::move(fresh);
