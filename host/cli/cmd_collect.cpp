@@ -73,6 +73,7 @@ class ProgressLine {
   void finish() {
     if (shown_ && tty_) fmt::print(stderr, "\n");
   }
+  bool enabled() const { return enabled_; }
 
  private:
   std::string output_;
@@ -159,7 +160,8 @@ Verb register_collect(CLI::App& app, const GlobalOptions& g) {
 
         ProgressLine progress(a->progress, a->output, static_cast<double>(options.duration_ns) * 1e-9,
                               plan.sources.size());
-        options.on_progress = [&progress](const host::RunProgress& p) { progress.update(p); };
+        if (progress.enabled())  // else no progress thread at all
+          options.on_progress = [&progress](const host::RunProgress& p) { progress.update(p); };
         host::RunReport report;
         {
           InterruptScope interrupt;

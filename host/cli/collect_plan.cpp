@@ -53,7 +53,8 @@ std::string make_yaml(const CollectRequest& request, const host::PluginRegistry&
                          {"host", host_name()},
                          {"compress", request.compress},
                          {"correlation", request.correlation}};
-  std::string yaml = "version: 1\ncomponents:\n";
+  // One thread polls every sampler (a sampler whose polls block gets its own): one wake-up per tick.
+  std::string yaml = "version: 1\nsettings:\n  source_threads: shared\ncomponents:\n";
   for (const auto& type : sources) {
     const Manifest& m = registry.find(type)->manifest();
     yaml += fmt::format("  {}:\n", instance_id(type));

@@ -8,6 +8,7 @@
 #include <spdlog/spdlog.h>
 #include <algorithm>
 #include <chrono>
+#include <condition_variable>
 #include <mutex>
 #include <optional>
 #include <thread>
@@ -117,6 +118,10 @@ struct GraphRunner::Impl {
   std::vector<std::unique_ptr<Node>> nodes;
   std::mutex errors_mu;
   std::vector<RuntimeError> errors;
+  std::mutex progress_mu;
+  std::condition_variable progress_cv;
+  std::mutex spilled_mu;
+  std::vector<std::thread> spilled;  // sources the shared source thread gave threads of their own
 
   Impl(const PipelinePlan& p, RunOptions o) : plan(p), options(o) {
     if (options.queue_capacity == 0) options.queue_capacity = plan.document.queue_capacity;
@@ -301,6 +306,86 @@ struct GraphRunner::Impl {
     graph.release_wait();
   }
 
+  // settings.source_threads: shared. One thread polls every source when it is due, so samplers at 10 ms
+  // cost one wake-up per tick between them instead of one each. A source whose polls block (a vendor call
+  // that measures over a window, a tool that runs) would make the others late: after two polls longer than
+  // a quarter of the shortest interval it is given a thread of its own.
+  void shared_source_loop(std::vector<Node*> sources, Clock::time_point deadline) {
+    struct Slot {
+      Node* node;
+      Clock::time_point due;
+      std::optional<Clock::time_point> tick;
+      std::uint64_t polls = 0;
+      int slow = 0;
+      bool active = true;
+    };
+    const bool has_deadline = options.duration_ns > 0;
+    auto interval_of = [&](Node& n) {
+      const std::int64_t w = n.component->idle_interval_ns();
+      return std::chrono::nanoseconds(w > 0 ? w : options.idle_interval_ns);
+    };
+    auto stopping = [&] {
+      return cancelled.load(std::memory_order_relaxed) || interrupt_level() != 0 ||
+             (has_deadline && Clock::now() >= deadline);
+    };
+    std::vector<Slot> slots;
+    Clock::duration shortest = std::chrono::hours(1);
+    for (Node* n : sources) {
+      slots.push_back({n, Clock::now(), std::nullopt});
+      shortest = std::min<Clock::duration>(shortest, interval_of(*n));
+    }
+    const Clock::duration slow_poll = std::max<Clock::duration>(shortest / 4, std::chrono::milliseconds(1));
+    // Sources due within this much of each other are polled in one round: one wake-up per tick.
+    const Clock::duration together = std::max<Clock::duration>(shortest / 20, std::chrono::microseconds(100));
+    std::size_t active = slots.size();
+    while (active > 0 && !stopping()) {
+      const auto round = Clock::now();
+      for (auto& s : slots) {
+        if (!s.active) continue;
+        if (round + together < s.due) continue;
+        const auto started = Clock::now();
+        PollResult r = PollResult::kDone;
+        bool ok = true;
+        Node& node = *s.node;
+        timed(node, s.polls++,
+              [&] { ok = guarded(node, "poll", [&] { r = node.component->poll(*node.emitter); }); });
+        const auto finished = Clock::now();
+        if (!ok || r == PollResult::kDone) {
+          s.active = false;
+          --active;
+          graph.release_wait();
+          continue;
+        }
+        if (r == PollResult::kMore) {
+          s.due = finished;
+          continue;
+        }
+        // The schedule counts from the round, so sources with one interval stay in step.
+        const auto period = interval_of(node);
+        s.tick = !s.tick || *s.tick + period < round ? round + period : *s.tick + period;
+        s.due = *s.tick;
+        s.slow = finished - started > slow_poll ? s.slow + 1 : 0;
+        if (s.slow >= 2 && active > 1) {
+          spdlog::info("{}: polls take {:.1f} ms: moved to a thread of its own", node.id,
+                       std::chrono::duration<double, std::milli>(finished - started).count());
+          s.active = false;
+          --active;
+          std::lock_guard lock(spilled_mu);
+          spilled.emplace_back([this, n = &node, deadline] { source_loop(*n, deadline); });
+        }
+      }
+      auto until = Clock::time_point::max();
+      for (const auto& s : slots)
+        if (s.active) until = std::min(until, s.due);
+      if (has_deadline) until = std::min(until, deadline);
+      while (Clock::now() < until && !cancelled.load(std::memory_order_relaxed) && interrupt_level() == 0)
+        std::this_thread::sleep_for(
+            std::min<Clock::duration>(until - Clock::now(), std::chrono::milliseconds(20)));
+    }
+    for (const auto& s : slots)
+      if (s.active) graph.release_wait();
+  }
+
   void wait_graph() {
     try {
       graph.wait_for_all();
@@ -333,13 +418,17 @@ struct GraphRunner::Impl {
     return out;
   }
 
+  // Wakes once per progress period (and when the sources are done), not in short naps.
   void progress_loop(Clock::time_point t0, const std::atomic<bool>& done) {
     const auto period =
         std::chrono::nanoseconds(std::max<std::int64_t>(options.progress_interval_ns, 1'000'000));
     auto next = Clock::now() + period;
     while (!done.load(std::memory_order_relaxed)) {
-      std::this_thread::sleep_for(
-          std::min<Clock::duration>(std::chrono::milliseconds(20), next - Clock::now()));
+      {
+        std::unique_lock lock(progress_mu);
+        progress_cv.wait_until(lock, next, [&] { return done.load(std::memory_order_relaxed); });
+      }
+      if (done.load(std::memory_order_relaxed)) break;
       if (Clock::now() < next) continue;
       next += period;
       RunProgress p;
@@ -370,11 +459,16 @@ struct GraphRunner::Impl {
       if (started_all) {
         std::vector<std::thread> threads;
         auto deadline = Clock::now() + std::chrono::nanoseconds(options.duration_ns);
+        std::vector<Node*> sources;
         for (auto& node : nodes)
           if (node->source) {
             graph.reserve_wait();
-            threads.emplace_back([this, n = node.get(), deadline] { source_loop(*n, deadline); });
+            sources.push_back(node.get());
           }
+        if (plan.document.shared_source_thread && sources.size() > 1)
+          threads.emplace_back([this, sources, deadline] { shared_source_loop(sources, deadline); });
+        else
+          for (Node* n : sources) threads.emplace_back([this, n, deadline] { source_loop(*n, deadline); });
         std::atomic<bool> sources_done{false};
         std::thread progress;
         if (options.on_progress)
@@ -388,7 +482,14 @@ struct GraphRunner::Impl {
         wait_graph();  // returns once every source released its wait and the graph is idle
         for (auto& t : threads)
           if (t.joinable()) t.join();
-        sources_done = true;
+        // Sources moved off the shared thread: that thread has ended, so the list is complete.
+        for (auto& t : spilled)
+          if (t.joinable()) t.join();
+        {
+          std::lock_guard lock(progress_mu);
+          sources_done = true;
+        }
+        progress_cv.notify_all();
         if (progress.joinable()) progress.join();
         // End of stream: flush upstream first, draining after each, so buffered state reaches consumers
         // before they flush.

@@ -198,7 +198,7 @@ class Parser {
       diags_.error(at(file_, s.Mark()), fmt::format("'settings' must be a mapping, found {}", kind_of(s)));
       return;
     }
-    static const std::vector<std::string> kKeys = {"queue_capacity", "idle_interval"};
+    static const std::vector<std::string> kKeys = {"queue_capacity", "idle_interval", "source_threads"};
     for (const auto& kv : s) {
       const std::string key = kv.first.Scalar();
       nlohmann::json v = to_json(kv.second);
@@ -221,6 +221,13 @@ class Parser {
           diags_.error(
               at(file_, kv.second.Mark()),
               fmt::format("settings.idle_interval: {}", err.empty() ? "expected a positive duration" : err));
+      } else if (key == "source_threads") {
+        const std::string value = kv.second.IsScalar() ? kv.second.Scalar() : std::string();
+        if (value == "own" || value == "shared")
+          doc.shared_source_thread = value == "shared";
+        else
+          diags_.error(at(file_, kv.second.Mark()),
+                       fmt::format("settings.source_threads: expected 'own' or 'shared', found '{}'", value));
       } else {
         std::string hint = closest_match(key, kKeys);
         diags_.error(at(file_, kv.first.Mark()),

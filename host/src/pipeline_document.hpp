@@ -52,6 +52,7 @@ struct PipelineDocument {
   std::vector<LinkDecl> links;
   std::size_t queue_capacity = 1024;  // messages waiting per node before sources are held back
   std::int64_t idle_interval_ns = 10'000'000;
+  bool shared_source_thread = false;  // settings.source_threads: shared (true) or own (false)
   SourceRef components_where;
 
   const ComponentDecl* component(const std::string& id) const;

@@ -172,6 +172,20 @@ components:
   EXPECT_EQ(p.doc->description, "a demo");
   EXPECT_EQ(p.doc->queue_capacity, 16u);
   EXPECT_EQ(p.doc->idle_interval_ns, 5'000'000);
+  EXPECT_FALSE(p.doc->shared_source_thread);  // own threads unless asked
+}
+
+TEST(PipelineDocument, SourceThreadsSetting) {
+  const auto shared =
+      parse("version: 1\nsettings: { source_threads: shared }\ncomponents:\n  reader/a: {}\n");
+  ASSERT_TRUE(shared.doc);
+  EXPECT_TRUE(shared.doc->shared_source_thread);
+  const auto bad = parse("version: 1\nsettings:\n  source_threads: pooled\ncomponents:\n  reader/a: {}\n");
+  EXPECT_TRUE(bad.diags.has_errors());
+  EXPECT_NE(
+      bad.text().find("3:19: error: settings.source_threads: expected 'own' or 'shared', found 'pooled'"),
+      std::string::npos)
+      << bad.text();
 }
 
 constexpr const char* kTwoComponents = R"(version: 1
