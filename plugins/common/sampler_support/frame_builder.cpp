@@ -43,6 +43,8 @@ std::uint32_t FrameBuilder::add_series(const SeriesKey& key, MetricSeries series
 CounterDelta FrameBuilder::update_counter(std::uint32_t value_index, std::uint64_t value, unsigned width_bits,
                                           std::int64_t read_ns, double scale) {
   Slot& s = slots_[slot_of_value_[value_index]];
+  if (width_bits == 0)
+    width_bits = infer_counter_width(s.primed ? std::optional<std::uint64_t>(s.last) : std::nullopt, value);
   CounterDelta d;
   if (s.primed) {
     d = counter_delta(s.last, value, width_bits);

@@ -54,6 +54,7 @@ class FrameBuilder {
   /// in `<unit>` of the series `describe()` returns; the first reading and the first after a reset give
   /// none (a reset never shows up as a spike); a wrap of a `width_bits` counter is counted across.
   /// `scale` converts the counter's units into the series' (4 for a count of 4-byte words in bytes).
+  /// `width_bits` 0: not known, inferred as infer_counter_width() does from the last reading.
   template <typename Describe>
   CounterDelta counter(const SeriesKey& key, std::uint64_t value, unsigned width_bits, std::int64_t read_ns,
                        Describe&& describe, double scale = 1.0) {

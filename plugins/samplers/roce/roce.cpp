@@ -254,7 +254,7 @@ class RdmaSysfs {
       if (!value) continue;  // unreadable (some hw_counters need privileges) or not a number
       const std::int64_t read_ns = ss::read_clock_ns(host);
       const ss::SeriesKey key{kSysfsCounter, c.ordinal};
-      const auto width = ss::infer_counter_width(frame.previous_counter(key), *value);
+      const unsigned width = 0;  // 32 or 64 bits: inferred from the readings
       // port_xmit_data counts 4-byte words: the scale applies to the rate and the delta alike.
       frame.counter(
           key, *value, width, read_ns,

@@ -10,8 +10,11 @@
 #include <fstream>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <sstream>
 #include <string>
+#include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -25,14 +28,45 @@ namespace d = cann_debug::plugins::dcmi;
 
 namespace {
 
+// A value spec of the script compiled once, so that a benchmark at 10 ms measures the sampler, not this
+// fake's JSON lookups.
+struct Spec {
+  enum Kind { kAbsent, kConstant, kList, kModel } kind = kAbsent;
+  double constant = 0;
+  std::vector<std::pair<bool, double>> list;  // (is an error code, value or code)
+  double base = 0, step = 0, per_second = 0, noise = 0;
+  bool has_per_second = false, has_noise = false;
+  std::uint64_t seed = 1;
+  struct Anomaly {
+    std::int64_t from = 0, to = INT64_MAX;
+    std::optional<double> value, add, scale;
+  };
+  std::vector<Anomaly> anomalies;
+  std::map<std::int64_t, int> errors;  // call index -> error code
+};
+
+struct StringHash {
+  using is_transparent = void;
+  std::size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+};
+
+struct Value {
+  Spec spec;
+  std::int64_t reads = 0;
+};
+struct Call {
+  std::int64_t count = 0;
+  const json* errors = nullptr;  // the script's error spec for this function, if any
+};
+
 struct Device {
   int card = 0;
   int device = 0;
   int logic_id = 0;
   json values = json::object();
   json errors = json::object();
-  std::map<std::string, std::int64_t> reads;  // value key -> times read
-  std::map<std::string, std::int64_t> calls;  // function (and .arg) -> times called
+  std::unordered_map<std::string, Value, StringHash, std::equal_to<>> reads;  // value key -> spec, reads
+  std::unordered_map<std::string, Call, StringHash, std::equal_to<>> calls;   // function (and .arg)
 };
 
 struct Script {
@@ -40,7 +74,7 @@ struct Script {
   int init_rc = 0;
   int card_list_rc = 0;
   std::vector<Device> devices;
-  std::map<std::string, std::int64_t> total_calls;
+  std::map<std::string, std::int64_t, std::less<>> total_calls;
 };
 
 std::mutex mu;
@@ -67,43 +101,78 @@ double number(const json& j) {
   return j.get<double>();
 }
 
+Spec compile(const json& spec) {
+  Spec c;
+  if (spec.is_number() || spec.is_string()) {
+    c.kind = Spec::kConstant;
+    c.constant = number(spec);
+  } else if (spec.is_array()) {
+    c.kind = Spec::kList;
+    for (const auto& e : spec)
+      if (e.is_object() && e.contains("rc"))
+        c.list.emplace_back(true, e["rc"].get<int>());
+      else
+        c.list.emplace_back(false, number(e));
+  } else if (spec.is_object()) {
+    c.kind = Spec::kModel;
+    if (spec.contains("errors"))
+      for (const auto& [k, v] : spec["errors"].items()) c.errors[std::stoll(k)] = v.get<int>();
+    c.base = spec.value("base", 0.0);
+    c.step = spec.value("step", 0.0);
+    if ((c.has_per_second = spec.contains("per_second"))) c.per_second = spec["per_second"].get<double>();
+    if ((c.has_noise = spec.contains("noise"))) c.noise = spec["noise"].get<double>();
+    c.seed = spec.value("seed", std::uint64_t{1});
+    if (spec.contains("anomalies"))
+      for (const auto& a : spec["anomalies"]) {
+        Spec::Anomaly x;
+        x.from = a.value("from", std::int64_t{0});
+        x.to = a.value("to", INT64_MAX);
+        if (a.contains("value")) x.value = number(a["value"]);
+        if (a.contains("add")) x.add = number(a["add"]);
+        if (a.contains("scale")) x.scale = number(a["scale"]);
+        c.anomalies.push_back(x);
+      }
+  }
+  return c;
+}
+
 // The value of `spec` at call index k; sets rc when the script makes this call fail.
-double evaluate(const json& spec, const std::string& key, std::int64_t k, int& rc) {
-  if (spec.is_number() || spec.is_string()) return number(spec);
-  if (spec.is_array()) {
-    if (spec.empty()) return 0;
-    const json& e =
-        spec[static_cast<std::size_t>(std::min<std::int64_t>(k, static_cast<std::int64_t>(spec.size()) - 1))];
-    if (e.is_object() && e.contains("rc")) {
-      rc = e["rc"].get<int>();
+double evaluate(const Spec& spec, const std::string& key, std::int64_t k, int& rc) {
+  switch (spec.kind) {
+    case Spec::kAbsent:
       return 0;
+    case Spec::kConstant:
+      return spec.constant;
+    case Spec::kList: {
+      if (spec.list.empty()) return 0;
+      const auto& [is_rc, v] = spec.list[static_cast<std::size_t>(
+          std::min<std::int64_t>(k, static_cast<std::int64_t>(spec.list.size()) - 1))];
+      if (is_rc) {
+        rc = static_cast<int>(v);
+        return 0;
+      }
+      return v;
     }
-    return number(e);
+    case Spec::kModel:
+      break;
   }
-  if (!spec.is_object()) return 0;
-  if (spec.contains("errors"))
-    if (auto it = spec["errors"].find(std::to_string(k)); it != spec["errors"].end()) {
-      rc = it->get<int>();
-      return 0;
-    }
-  double v = spec.value("base", 0.0) + spec.value("step", 0.0) * static_cast<double>(k);
+  if (auto it = spec.errors.find(k); it != spec.errors.end()) {
+    rc = it->second;
+    return 0;
+  }
+  double v = spec.base + spec.step * static_cast<double>(k);
   // A counter that grows with time, as a real one does (a per-call step grows with the sampling instead).
-  if (spec.contains("per_second")) {
+  if (spec.has_per_second) {
     static const auto start = std::chrono::steady_clock::now();
-    v += spec["per_second"].get<double>() *
-         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    v += spec.per_second * std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   }
-  if (spec.contains("noise"))
-    v += spec["noise"].get<double>() * noise(spec.value("seed", std::uint64_t{1}), key, k);
-  if (spec.contains("anomalies"))
-    for (const auto& a : spec["anomalies"]) {
-      const std::int64_t from = a.value("from", std::int64_t{0});
-      const std::int64_t to = a.value("to", INT64_MAX);
-      if (k < from || k >= to) continue;
-      if (a.contains("value")) v = number(a["value"]);
-      if (a.contains("add")) v += number(a["add"]);
-      if (a.contains("scale")) v *= number(a["scale"]);
-    }
+  if (spec.has_noise) v += spec.noise * noise(spec.seed, key, k);
+  for (const auto& a : spec.anomalies) {
+    if (k < a.from || k >= a.to) continue;
+    if (a.value) v = *a.value;
+    if (a.add) v += *a.add;
+    if (a.scale) v *= *a.scale;
+  }
   return v;
 }
 
@@ -155,35 +224,46 @@ Device* find(int card, int device) {
 // Counts a call of `function` (and of `function.arg` when arg is given) and returns the scripted error
 // code for this call, 0 if none.
 int call(Device& dev, const std::string& function, const std::string& arg = {}) {
-  std::vector<std::string> names{function};
-  if (!arg.empty()) names.insert(names.begin(), function + "." + arg);
+  const std::string with_arg = arg.empty() ? std::string() : function + "." + arg;
   int rc = 0;
   bool decided = false;
-  for (const auto& name : names) {
-    const std::int64_t k = dev.calls[name]++;
-    ++script.total_calls[name];
-    if (decided) continue;
-    auto it = dev.errors.find(name);
-    if (it == dev.errors.end()) continue;
+  for (const std::string* name : {&with_arg, &function}) {
+    if (name->empty()) continue;
+    auto it = dev.calls.find(*name);
+    if (it == dev.calls.end()) {
+      Call c;
+      if (auto e = dev.errors.find(*name); e != dev.errors.end()) c.errors = &*e;
+      it = dev.calls.emplace(*name, c).first;
+    }
+    const std::int64_t k = it->second.count++;
+    auto total = script.total_calls.find(*name);
+    if (total == script.total_calls.end()) total = script.total_calls.emplace(*name, 0).first;
+    ++total->second;
+    if (decided || !it->second.errors) continue;
     decided = true;
-    if (it->is_number())
-      rc = it->get<int>();
-    else if (it->is_array() && !it->empty())
-      rc = (*it)[static_cast<std::size_t>(
-                     std::min<std::int64_t>(k, static_cast<std::int64_t>(it->size()) - 1))]
+    const json& e = *it->second.errors;
+    if (e.is_number())
+      rc = e.get<int>();
+    else if (e.is_array() && !e.empty())
+      rc = e[static_cast<std::size_t>(std::min<std::int64_t>(k, static_cast<std::int64_t>(e.size()) - 1))]
                .get<int>();
-    else if (it->is_object() && it->contains(std::to_string(k)))
-      rc = (*it)[std::to_string(k)].get<int>();
+    else if (e.is_object() && e.contains(std::to_string(k)))
+      rc = e[std::to_string(k)].get<int>();
   }
   return rc;
 }
 
 // The next value of `key` (0 or `fallback` when the script has none); rc set when the script says fail.
 double read(Device& dev, const std::string& key, int& rc, double fallback = 0) {
-  auto it = dev.values.find(key);
-  const std::int64_t k = dev.reads[key]++;
-  if (it == dev.values.end()) return fallback;
-  return evaluate(*it, key, k, rc);
+  auto it = dev.reads.find(key);
+  if (it == dev.reads.end()) {
+    Value v;
+    if (auto spec = dev.values.find(key); spec != dev.values.end()) v.spec = compile(*spec);
+    it = dev.reads.emplace(key, std::move(v)).first;
+  }
+  const std::int64_t k = it->second.reads++;
+  if (it->second.spec.kind == Spec::kAbsent) return fallback;
+  return evaluate(it->second.spec, key, k, rc);
 }
 
 template <typename T>
