@@ -1,8 +1,11 @@
 #include "resctrl.hpp"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "sampler_support/sysfs_files.hpp"
+#include "sampler_support/text_fields.hpp"
 
 namespace cann_debug::plugins::ddr_detail {
 
@@ -51,16 +54,28 @@ ResctrlMbm::ResctrlMbm(const std::string& root) : mon_data_(ss::join_path(root, 
 void ResctrlMbm::sample(std::int64_t now_ns, ss::FrameBuilder& frame, Logger* log) {
   constexpr std::int64_t kListEveryNs = 5'000'000'000;  // monitoring domains do not come and go
   if (now_ns >= next_list_ns_) {
-    domains_ = domains(mon_data_);
+    std::vector<Domain> fresh;
+    for (auto& dir : domains(mon_data_)) {
+      auto old =
+          std::find_if(domains_.begin(), domains_.end(), [&](const Domain& d) { return d.dir == dir; });
+      if (old != domains_.end()) {
+        fresh.push_back(std::move(*old));
+        continue;
+      }
+      Domain d;
+      d.label = domain_label(dir);
+      d.id = ss::to_number<std::uint32_t>(d.label).value_or(static_cast<std::uint32_t>(fresh.size()));
+      for (const auto& [file, metric] : kCounters) d.files.emplace_back(mon_data_ + "/" + dir + "/" + file);
+      d.dir = std::move(dir);
+      fresh.push_back(std::move(d));
+    }
+    domains_ = std::move(fresh);
     next_list_ns_ = now_ns + kListEveryNs;
   }
-  std::string path;
-  for (std::uint32_t d = 0; d < domains_.size(); ++d) {
-    const std::string& dir = domains_[d];
+  for (auto& d : domains_) {
     for (std::uint32_t c = 0; c < std::size(kCounters); ++c) {
       const auto& [file, metric] = kCounters[c];
-      path.assign(mon_data_).append("/").append(dir).append("/").append(file);
-      const auto text = ss::read_first_line(path);
+      const auto text = d.files[c].read();
       if (!text) continue;
       const auto value = ss::parse_u64_line(*text);
       if (!value) {
@@ -68,14 +83,14 @@ void ResctrlMbm::sample(std::int64_t now_ns, ss::FrameBuilder& frame, Logger* lo
         // reading so the next rate covers the gap.
         if (!noted_unavailable_ && log) {
           noted_unavailable_ = true;
-          log->info("ddr: {} reads '{}': no point for it this sample", path, *text);
+          std::string_view rest = *text;
+          log->info("ddr: {} reads '{}': no point for it this sample", d.files[c].path(),
+                    ss::next_field(rest));
         }
         continue;
       }
-      const std::string label = domain_label(dir);
-      const auto domain = static_cast<std::uint32_t>(std::stoul(label));
-      frame.rate({kWhatResctrl + c, domain}, *value, 64, now_ns, [&] {
-        return MetricSeries{metric, "bytes/s", {{"domain", label}, {"source_name", file}}, -1};
+      frame.rate({kWhatResctrl + c, d.id}, *value, 64, now_ns, [&] {
+        return MetricSeries{metric, "bytes/s", {{"domain", d.label}, {"source_name", file}}, -1};
       });
     }
   }
