@@ -42,9 +42,9 @@ void AnomalyRetention::keep_ring(std::uint64_t series, State& s, std::size_t new
   // The newest `newest` values of the ring, oldest first; older ones stay (a later sustained anomaly may
   // still want them, otherwise they are summarised in turn).
   const std::size_t n = std::min(newest, s.ring.size());
-  for (auto it = s.ring.end() - static_cast<std::ptrdiff_t>(n); it != s.ring.end(); ++it)
-    out.keep(series, it->ts, it->value);
-  s.ring.erase(s.ring.end() - static_cast<std::ptrdiff_t>(n), s.ring.end());
+  for (std::size_t i = s.ring.size() - n; i < s.ring.size(); ++i)
+    out.keep(series, s.ring.at(i).ts, s.ring.at(i).value);
+  s.ring.drop_newest(n);
   totals_.kept += n;
 }
 
@@ -71,7 +71,7 @@ void AnomalyRetention::feed(std::uint64_t series, TimestampNs ts, double value, 
     ++totals_.kept;
     return;
   }
-  s.ring.push_back({ts, value});
+  s.ring.push_back({ts, value}, options_.pre + 1);
   if (s.ring.size() > options_.pre) {
     summarise(series, s, s.ring.front(), out);
     s.ring.pop_front();
@@ -103,7 +103,7 @@ void AnomalyRetention::close_bucket(std::uint64_t series, State& s, RetentionSin
 void AnomalyRetention::finish(RetentionSink& out) {
   for (std::uint64_t id = 0; id < states_.size(); ++id) {
     State& s = states_[id];
-    for (const auto& v : s.ring) summarise(id, s, v, out);
+    for (std::size_t i = 0; i < s.ring.size(); ++i) summarise(id, s, s.ring.at(i), out);
     s.ring.clear();
     close_bucket(id, s, out);
   }

@@ -16,7 +16,6 @@
 #pragma once
 
 #include <cstdint>
-#include <deque>
 #include <vector>
 
 #include "recording/recording_format.hpp"
@@ -65,6 +64,35 @@ class AnomalyRetention {
     TimestampNs ts;
     double value;
   };
+  /// The last values of a series, oldest first, in storage allocated once: a std::deque here freed and
+  /// allocated blocks at every sample, which fragmented the heap (RSS grew ~100 KiB/min at 10 ms).
+  class Ring {
+   public:
+    std::size_t size() const { return size_; }
+    const Value& at(std::size_t i) const { return slots_[(head_ + i) % slots_.size()]; }  // 0 = oldest
+    const Value& front() const { return at(0); }
+    void push_back(const Value& v, std::size_t capacity) {
+      if (slots_.size() < capacity) grow(capacity);
+      slots_[(head_ + size_) % slots_.size()] = v;
+      ++size_;
+    }
+    void pop_front() {
+      head_ = (head_ + 1) % slots_.size();
+      --size_;
+    }
+    void drop_newest(std::size_t n) { size_ -= n; }
+    void clear() { head_ = size_ = 0; }
+
+   private:
+    void grow(std::size_t capacity) {
+      std::vector<Value> slots(capacity);
+      for (std::size_t i = 0; i < size_; ++i) slots[i] = at(i);
+      slots_ = std::move(slots);
+      head_ = 0;
+    }
+    std::vector<Value> slots_;
+    std::size_t head_ = 0, size_ = 0;
+  };
   struct Bucket {
     TimestampNs start = 0, end = 0;
     std::uint64_t count = 0;
@@ -77,7 +105,7 @@ class AnomalyRetention {
     std::size_t post_left = 0;
     int side = 0;          // sign of the last value's deviation (0: not finite)
     int anomaly_side = 0;  // ... of the last anomalous value
-    std::deque<Value> ring;
+    Ring ring;
     Bucket bucket;
   };
 
