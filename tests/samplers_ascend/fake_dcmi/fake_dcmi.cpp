@@ -2,6 +2,7 @@
 // (signatures of the driver's dcmi_interface_api.h, C linkage) answer from a JSON script named by the
 // environment variable CANN_DEBUG_FAKE_DCMI_SCRIPT. The script format is in README.md beside this file.
 #include <algorithm>
+#include <charconv>
 #include <chrono>
 #include <cmath>
 #include <cstdint>
@@ -89,7 +90,7 @@ std::uint64_t splitmix(std::uint64_t x) {
 }
 
 // Deterministic noise in [-1, 1] for (seed, key, call index).
-double noise(std::uint64_t seed, const std::string& key, std::int64_t k) {
+double noise(std::uint64_t seed, std::string_view key, std::int64_t k) {
   std::uint64_t h = seed;
   for (unsigned char c : key) h = splitmix(h ^ c);
   h = splitmix(h ^ static_cast<std::uint64_t>(k));
@@ -137,7 +138,7 @@ Spec compile(const json& spec) {
 }
 
 // The value of `spec` at call index k; sets rc when the script makes this call fail.
-double evaluate(const Spec& spec, const std::string& key, std::int64_t k, int& rc) {
+double evaluate(const Spec& spec, std::string_view key, std::int64_t k, int& rc) {
   switch (spec.kind) {
     case Spec::kAbsent:
       return 0;
@@ -221,23 +222,47 @@ Device* find(int card, int device) {
   return nullptr;
 }
 
+// A value key built without allocating ("hccs.tx_cnt." + 3): the fake is called hundreds of times a tick.
+class Key {
+ public:
+  Key(std::string_view prefix, long long n) {
+    const std::size_t p = std::min(prefix.size(), sizeof buf_ - 24);
+    std::copy_n(prefix.data(), p, buf_);
+    size_ = static_cast<std::size_t>(std::to_chars(buf_ + p, buf_ + sizeof buf_, n).ptr - buf_);
+  }
+  Key(std::string_view prefix, std::string_view suffix) {
+    const std::size_t p = std::min(prefix.size(), sizeof buf_);
+    std::copy_n(prefix.data(), p, buf_);
+    const std::size_t q = std::min(suffix.size(), sizeof buf_ - p);
+    std::copy_n(suffix.data(), q, buf_ + p);
+    size_ = p + q;
+  }
+  operator std::string_view() const { return {buf_, size_}; }
+
+ private:
+  char buf_[96];
+  std::size_t size_ = 0;
+};
+
 // Counts a call of `function` (and of `function.arg` when arg is given) and returns the scripted error
 // code for this call, 0 if none.
-int call(Device& dev, const std::string& function, const std::string& arg = {}) {
-  const std::string with_arg = arg.empty() ? std::string() : function + "." + arg;
+int call(Device& dev, std::string_view function, std::string_view arg = {}) {
+  const Key with_dot(function, ".");
+  const Key with_arg(with_dot, arg);
   int rc = 0;
   bool decided = false;
-  for (const std::string* name : {&with_arg, &function}) {
-    if (name->empty()) continue;
-    auto it = dev.calls.find(*name);
+  for (const std::string_view name :
+       {arg.empty() ? std::string_view() : std::string_view(with_arg), function}) {
+    if (name.empty()) continue;
+    auto it = dev.calls.find(name);
     if (it == dev.calls.end()) {
       Call c;
-      if (auto e = dev.errors.find(*name); e != dev.errors.end()) c.errors = &*e;
-      it = dev.calls.emplace(*name, c).first;
+      if (auto e = dev.errors.find(std::string(name)); e != dev.errors.end()) c.errors = &*e;
+      it = dev.calls.emplace(std::string(name), c).first;
     }
     const std::int64_t k = it->second.count++;
-    auto total = script.total_calls.find(*name);
-    if (total == script.total_calls.end()) total = script.total_calls.emplace(*name, 0).first;
+    auto total = script.total_calls.find(name);
+    if (total == script.total_calls.end()) total = script.total_calls.emplace(std::string(name), 0).first;
     ++total->second;
     if (decided || !it->second.errors) continue;
     decided = true;
@@ -254,12 +279,12 @@ int call(Device& dev, const std::string& function, const std::string& arg = {}) 
 }
 
 // The next value of `key` (0 or `fallback` when the script has none); rc set when the script says fail.
-double read(Device& dev, const std::string& key, int& rc, double fallback = 0) {
+double read(Device& dev, std::string_view key, int& rc, double fallback = 0) {
   auto it = dev.reads.find(key);
   if (it == dev.reads.end()) {
     Value v;
-    if (auto spec = dev.values.find(key); spec != dev.values.end()) v.spec = compile(*spec);
-    it = dev.reads.emplace(key, std::move(v)).first;
+    if (auto spec = dev.values.find(std::string(key)); spec != dev.values.end()) v.spec = compile(*spec);
+    it = dev.reads.emplace(std::string(key), std::move(v)).first;
   }
   const std::int64_t k = it->second.reads++;
   if (it->second.spec.kind == Spec::kAbsent) return fallback;
@@ -325,7 +350,7 @@ FAKE_DCMI_EXPORT int dcmi_get_device_utilization_rate(int card_id, int device_id
   DEVICE_OR_FAIL(card_id, device_id)
   if (int rc = call(*dev, "dcmi_get_device_utilization_rate", std::to_string(input_type))) return rc;
   int rc = 0;
-  const double v = read(*dev, "utilization." + std::to_string(input_type), rc);
+  const double v = read(*dev, Key("utilization.", input_type), rc);
   *utilization_rate = as<unsigned>(std::clamp(v, 0.0, 100.0));
   return rc;
 }
@@ -349,10 +374,9 @@ FAKE_DCMI_EXPORT int dcmi_get_device_temperature(int card_id, int device_id, int
 FAKE_DCMI_EXPORT int dcmi_get_device_frequency(int card_id, int device_id, enum d::dcmi_freq_type input_type,
                                                unsigned int* frequency) {
   DEVICE_OR_FAIL(card_id, device_id)
-  const std::string type = std::to_string(static_cast<int>(input_type));
-  if (int rc = call(*dev, "dcmi_get_device_frequency", type)) return rc;
+  if (int rc = call(*dev, "dcmi_get_device_frequency", Key("", static_cast<int>(input_type)))) return rc;
   int rc = 0;
-  *frequency = as<unsigned>(read(*dev, "frequency." + type, rc));
+  *frequency = as<unsigned>(read(*dev, Key("frequency.", static_cast<int>(input_type)), rc));
   return rc;
 }
 
@@ -395,8 +419,8 @@ FAKE_DCMI_EXPORT int dcmi_get_hccs_link_bandwidth_info(int card_id, int device_i
   int rc = 0;
   double tx = 0, rx = 0;
   for (int i = 0; i < d::kHccsMaxLinks; ++i) {
-    tx += info->tx_bandwidth[i] = read(*dev, "hccs.tx_bandwidth." + std::to_string(i), rc);
-    rx += info->rx_bandwidth[i] = read(*dev, "hccs.rx_bandwidth." + std::to_string(i), rc);
+    tx += info->tx_bandwidth[i] = read(*dev, Key("hccs.tx_bandwidth.", i), rc);
+    rx += info->rx_bandwidth[i] = read(*dev, Key("hccs.rx_bandwidth.", i), rc);
   }
   info->total_txbw = read(*dev, "hccs.total_txbw", rc, tx);
   info->total_rxbw = read(*dev, "hccs.total_rxbw", rc, rx);
@@ -422,13 +446,12 @@ FAKE_DCMI_EXPORT int dcmi_get_device_info(int card_id, int device_id, enum d::dc
     if (*size < sizeof(d::dcmi_hccs_statistic_info)) return d::kErrInvalidParameter;
     auto* s = static_cast<d::dcmi_hccs_statistic_info*>(buf);
     for (int i = 0; i < d::kHccsMaxLinks; ++i) {
-      const std::string link = std::to_string(i);
-      s->tx_cnt[i] = static_cast<unsigned>(as<unsigned long long>(read(*dev, "hccs.tx_cnt." + link, rc)));
-      s->rx_cnt[i] = static_cast<unsigned>(as<unsigned long long>(read(*dev, "hccs.rx_cnt." + link, rc)));
+      s->tx_cnt[i] = static_cast<unsigned>(as<unsigned long long>(read(*dev, Key("hccs.tx_cnt.", i), rc)));
+      s->rx_cnt[i] = static_cast<unsigned>(as<unsigned long long>(read(*dev, Key("hccs.rx_cnt.", i), rc)));
       s->crc_err_cnt[i] =
-          static_cast<unsigned>(as<unsigned long long>(read(*dev, "hccs.crc_err_cnt." + link, rc)));
+          static_cast<unsigned>(as<unsigned long long>(read(*dev, Key("hccs.crc_err_cnt.", i), rc)));
       s->retry_cnt[i] =
-          static_cast<unsigned>(as<unsigned long long>(read(*dev, "hccs.retry_cnt." + link, rc)));
+          static_cast<unsigned>(as<unsigned long long>(read(*dev, Key("hccs.retry_cnt.", i), rc)));
     }
     *size = sizeof(d::dcmi_hccs_statistic_info);
     return rc;
@@ -443,7 +466,7 @@ FAKE_DCMI_EXPORT int dcmi_get_netdev_pkt_stats_info(int card_id, int device_id, 
   if (port_id != 0) return d::kErrInvalidParameter;
   int rc = 0;
   for (const auto& f : d::netdev_counter_fields())
-    info->*f.member = as<unsigned long long>(read(*dev, std::string("netdev.") + f.name, rc));
+    info->*f.member = as<unsigned long long>(read(*dev, Key("netdev.", std::string_view(f.name)), rc));
   return rc;
 }
 
