@@ -289,21 +289,34 @@ struct GraphRunner::Impl {
             [&] { ok = guarded(node, "poll", [&] { r = node.component->poll(*node.emitter); }); });
       if (!ok || r == PollResult::kDone) break;
       if (r == PollResult::kIdle) {
-        std::int64_t wait = node.component->idle_interval_ns();
-        if (wait <= 0) wait = options.idle_interval_ns;
-        // Fixed rate: a sampler at 10 ms polls 100 times a second however long a poll takes. A source
-        // more than one interval behind (a slow poll, a stopped machine) restarts its schedule instead of
-        // polling in a burst to catch up.
-        const auto period = std::chrono::nanoseconds(wait);
-        tick = !tick || *tick + period < started ? started + period : *tick + period;
-        auto until = *tick;
+        auto until = next_tick(tick, poll_interval(node), started);
         if (has_deadline) until = std::min(until, deadline);
-        while (Clock::now() < until && !cancelled.load(std::memory_order_relaxed) && interrupt_level() == 0)
-          std::this_thread::sleep_for(
-              std::min<Clock::duration>(until - Clock::now(), std::chrono::milliseconds(20)));
+        nap_until(until);
       }
     }
     graph.release_wait();
+  }
+
+  // How long a source waits after a poll that returned idle.
+  std::chrono::nanoseconds poll_interval(Node& node) const {
+    const std::int64_t wait = node.component->idle_interval_ns();
+    return std::chrono::nanoseconds(wait > 0 ? wait : options.idle_interval_ns);
+  }
+
+  // Fixed rate: a sampler at 10 ms polls 100 times a second however long a poll takes. A source more than
+  // one interval behind (a slow poll, a stopped machine) restarts its schedule from `from` instead of
+  // polling in a burst to catch up.
+  static Clock::time_point next_tick(std::optional<Clock::time_point>& tick, Clock::duration period,
+                                     Clock::time_point from) {
+    tick = !tick || *tick + period < from ? from + period : *tick + period;
+    return *tick;
+  }
+
+  // Sleeps until `until`, waking at least every 20 ms to notice a cancel or an interrupt.
+  void nap_until(Clock::time_point until) const {
+    while (Clock::now() < until && !cancelled.load(std::memory_order_relaxed) && interrupt_level() == 0)
+      std::this_thread::sleep_for(
+          std::min<Clock::duration>(until - Clock::now(), std::chrono::milliseconds(20)));
   }
 
   // settings.source_threads: shared. One thread polls every source when it is due, so samplers at 10 ms
@@ -320,10 +333,6 @@ struct GraphRunner::Impl {
       bool active = true;
     };
     const bool has_deadline = options.duration_ns > 0;
-    auto interval_of = [&](Node& n) {
-      const std::int64_t w = n.component->idle_interval_ns();
-      return std::chrono::nanoseconds(w > 0 ? w : options.idle_interval_ns);
-    };
     auto stopping = [&] {
       return cancelled.load(std::memory_order_relaxed) || interrupt_level() != 0 ||
              (has_deadline && Clock::now() >= deadline);
@@ -332,7 +341,7 @@ struct GraphRunner::Impl {
     Clock::duration shortest = std::chrono::hours(1);
     for (Node* n : sources) {
       slots.push_back({n, Clock::now(), std::nullopt});
-      shortest = std::min<Clock::duration>(shortest, interval_of(*n));
+      shortest = std::min<Clock::duration>(shortest, poll_interval(*n));
     }
     const Clock::duration slow_poll = std::max<Clock::duration>(shortest / 4, std::chrono::milliseconds(1));
     // Sources due within this much of each other are polled in one round: one wake-up per tick.
@@ -361,9 +370,7 @@ struct GraphRunner::Impl {
           continue;
         }
         // The schedule counts from the round, so sources with one interval stay in step.
-        const auto period = interval_of(node);
-        s.tick = !s.tick || *s.tick + period < round ? round + period : *s.tick + period;
-        s.due = *s.tick;
+        s.due = next_tick(s.tick, poll_interval(node), round);
         s.slow = finished - started > slow_poll ? s.slow + 1 : 0;
         if (s.slow >= 2 && active > 1) {
           spdlog::info("{}: polls take {:.1f} ms: moved to a thread of its own", node.id,
@@ -378,9 +385,7 @@ struct GraphRunner::Impl {
       for (const auto& s : slots)
         if (s.active) until = std::min(until, s.due);
       if (has_deadline) until = std::min(until, deadline);
-      while (Clock::now() < until && !cancelled.load(std::memory_order_relaxed) && interrupt_level() == 0)
-        std::this_thread::sleep_for(
-            std::min<Clock::duration>(until - Clock::now(), std::chrono::milliseconds(20)));
+      nap_until(until);
     }
     for (const auto& s : slots)
       if (s.active) graph.release_wait();

@@ -82,7 +82,6 @@ class FrameBuilder {
 
   /// Whether no value was stored since begin() (a first counter reading stores none).
   bool empty() const { return stored_ == 0; }
-  std::size_t series() const { return series_.size(); }
 
   /// The frame: the schema is shared with the previous frames until a new series shows up.
   MetricFrame finish();

@@ -53,13 +53,12 @@ std::optional<std::string> read_first_line(const std::string& path) {
   const ssize_t n = ::read(fd, buf, sizeof buf);
   ::close(fd);
   if (n < 0) return std::nullopt;
-  std::string_view text(buf, static_cast<std::size_t>(n));
-  if (const auto nl = text.find('\n'); nl != std::string_view::npos) text = text.substr(0, nl);
-  const std::string line(text);
+  std::string_view line(buf, static_cast<std::size_t>(n));
+  if (const auto nl = line.find('\n'); nl != std::string_view::npos) line = line.substr(0, nl);
   const auto first = line.find_first_not_of(" \t\r");
-  if (first == std::string::npos) return std::string();
+  if (first == std::string_view::npos) return std::string();
   const auto last = line.find_last_not_of(" \t\r");
-  return line.substr(first, last - first + 1);
+  return std::string(line.substr(first, last - first + 1));
 }
 
 std::optional<std::uint64_t> read_u64_file(const std::string& path) {
@@ -130,9 +129,11 @@ std::optional<std::string_view> KeptOpenFile::read() {
         failed = true;
         break;
       }
-      if (n == 0) break;
       size += static_cast<std::size_t>(n);
-      if (size == text_.size()) text_.resize(text_.size() * 2);
+      // A short read is the end: procfs and sysfs fill the buffer up to the end of the text, as regular
+      // files do (a read until 0 would cost a second system call every time).
+      if (size < text_.size()) break;
+      text_.resize(text_.size() * 2);
     }
     if (!failed) {
       text_.resize(size);

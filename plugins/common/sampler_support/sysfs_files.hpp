@@ -71,6 +71,10 @@ class KeptOpenFile {
   std::string text_;
 };
 
+/// How often samplers list /sys and /proc directories again (network interfaces, RDMA ports, resctrl
+/// domains: they come and go rarely); between listings the files found stay open.
+inline constexpr std::int64_t kRelistIntervalNs = 5'000'000'000;
+
 /// Names in a directory (no "." or ".."), sorted; empty when the directory cannot be read.
 std::vector<std::string> list_directory(const std::string& path);
 bool is_directory(const std::string& path);

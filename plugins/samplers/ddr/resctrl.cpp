@@ -52,7 +52,6 @@ std::string resctrl_unavailable_reason(const std::string& root) {
 ResctrlMbm::ResctrlMbm(const std::string& root) : mon_data_(ss::join_path(root, "sys/fs/resctrl/mon_data")) {}
 
 void ResctrlMbm::sample(std::int64_t now_ns, ss::FrameBuilder& frame, Logger* log) {
-  constexpr std::int64_t kListEveryNs = 5'000'000'000;  // monitoring domains do not come and go
   if (now_ns >= next_list_ns_) {
     std::vector<Domain> fresh;
     for (auto& dir : domains(mon_data_)) {
@@ -70,7 +69,7 @@ void ResctrlMbm::sample(std::int64_t now_ns, ss::FrameBuilder& frame, Logger* lo
       fresh.push_back(std::move(d));
     }
     domains_ = std::move(fresh);
-    next_list_ns_ = now_ns + kListEveryNs;
+    next_list_ns_ = now_ns + ss::kRelistIntervalNs;
   }
   for (auto& d : domains_) {
     for (std::uint32_t c = 0; c < std::size(kCounters); ++c) {

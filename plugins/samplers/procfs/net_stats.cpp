@@ -34,13 +34,12 @@ NetStats::NetStats(const std::string& root, std::vector<std::string> interfaces)
     : class_dir_(ss::join_path(root, "sys/class/net")), wanted_(std::move(interfaces)) {}
 
 std::vector<std::string> NetStats::sample(std::int64_t now_ns, ss::FrameBuilder& frame) {
-  constexpr std::int64_t kListEveryNs = 5'000'000'000;  // interfaces come and go rarely
   std::vector<std::string> missing;
   if (wanted_.empty() && now_ns >= next_list_ns_) {
     listed_.clear();
     for (auto& name : ss::list_directory(class_dir_))
       if (name != "lo") listed_.push_back(std::move(name));
-    next_list_ns_ = now_ns + kListEveryNs;
+    next_list_ns_ = now_ns + ss::kRelistIntervalNs;
   }
   const auto& names = wanted_.empty() ? listed_ : wanted_;
   std::string dir;

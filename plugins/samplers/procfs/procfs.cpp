@@ -146,14 +146,14 @@ class ProcfsSampler final : public Component {
   }
 
   void start() override {
-    for (const auto* path : {&stat_path_, &meminfo_path_}) open_or_throw(*path);
+    for (auto* f : {&stat_file_, &meminfo_file_, &loadavg_file_}) f->close();
+    for (auto* f : {&stat_file_, &meminfo_file_}) read_or_throw(*f);  // fail at start, naming the file
     node_.clear();
     std::ifstream hostname(hostname_path_);
     std::getline(hostname, node_);
     taken_ = 0;
     prev_.reset();
     spare_.reset();
-    for (auto* f : {&stat_file_, &meminfo_file_, &loadavg_file_}) f->close();
     pid_missing_noted_ = false;
     noted_interfaces_.clear();
     frame_.clear();
@@ -240,17 +240,6 @@ class ProcfsSampler final : public Component {
     StatSnapshot stat;
     TimestampNs time_ns = 0;
   };
-
-  static std::ifstream open_or_throw(const std::string& path) {
-    errno = 0;
-    std::ifstream in(path);
-    if (!in.is_open()) {
-      const int err = errno;
-      throw std::runtime_error(
-          fmt::format("{}: cannot open: {}", path, err ? std::strerror(err) : "unknown error"));
-    }
-    return in;
-  }
 
   static std::string_view read_or_throw(sampler_support::KeptOpenFile& file) {
     errno = 0;

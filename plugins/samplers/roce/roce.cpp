@@ -279,7 +279,7 @@ class RdmaSysfs {
   // NICs and ports come and go (driver reload, hot plug): the directories are listed again every few
   // seconds, and the counter files stay open in between.
   void rescan(std::int64_t now_ns) {
-    next_scan_ns_ = now_ns + kRescanNs;
+    next_scan_ns_ = now_ns + ss::kRelistIntervalNs;
     std::vector<Counter> fresh;
     for (auto& f : roce::rdma_counter_files(root_)) {
       auto metric = roce::rdma_counter_name(f.file);
@@ -298,7 +298,6 @@ class RdmaSysfs {
     counters_ = std::move(fresh);
   }
 
-  static constexpr std::int64_t kRescanNs = 5'000'000'000;
   std::string root_;
   std::vector<Counter> counters_;
   std::map<std::string, std::uint32_t, std::less<>> ordinals_;  // path -> series key, for good
