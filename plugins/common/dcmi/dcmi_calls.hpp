@@ -3,9 +3,10 @@
 // a call the driver does not support on a device (-8255) is not made again.
 #pragma once
 
+#include <map>
 #include <set>
 #include <string>
-#include <utility>
+#include <string_view>
 
 #include "cann_debug/host_services.hpp"
 #include "dcmi/dcmi_api.hpp"
@@ -15,16 +16,22 @@ namespace cann_debug::plugins::dcmi {
 
 class DcmiCalls {
  public:
+  // Both run for every call a sampler makes (hundreds a second per device): views, nothing allocated
+  // unless a call fails.
+
   /// Whether `call` is still worth making on `device` (not answered "not supported" before).
-  bool can_call(const std::string& device, const std::string& call) const {
-    return !unsupported_.contains({device, call});
+  bool can_call(std::string_view device, std::string_view call) const {
+    if (unsupported_.empty()) return true;
+    const auto it = unsupported_.find(device);
+    return it == unsupported_.end() || !it->second.contains(call);
   }
 
   /// True for DCMI_OK; otherwise counts and (once) logs the skipped reading.
-  bool ok(const std::string& device, const std::string& call, int rc) {
+  bool ok(std::string_view device, std::string_view call, int rc) {
     if (rc == kDcmiOk) return true;
-    if (rc == kErrNotSupport) unsupported_.insert({device, call});
-    skip(device, call, error_text(rc), rc == kErrNotSupport ? " (not asked again)" : "");
+    const std::string d(device), c(call);
+    if (rc == kErrNotSupport) unsupported_[d].insert(c);
+    skip(d, c, error_text(rc), rc == kErrNotSupport ? " (not asked again)" : "");
     return false;
   }
 
@@ -43,7 +50,7 @@ class DcmiCalls {
   }
 
  private:
-  std::set<std::pair<std::string, std::string>> unsupported_;  // (device, call)
+  std::map<std::string, std::set<std::string, std::less<>>, std::less<>> unsupported_;  // device -> calls
   sampler_support::SkippedReadings skipped_;
   Logger* log_ = nullptr;
 };

@@ -10,6 +10,31 @@
 
 namespace cann_debug::plugins::recording {
 
+/// Encoders into a buffer the caller has sized (the hot path of the writer: one resize per record instead
+/// of a capacity check per byte). Each returns the position after what it wrote.
+inline constexpr std::size_t kMaxVarintBytes = 10;
+inline char* put_varint(char* p, std::uint64_t v) {
+  while (v >= 0x80) {
+    *p++ = static_cast<char>((v & 0x7f) | 0x80);
+    v >>= 7;
+  }
+  *p++ = static_cast<char>(v);
+  return p;
+}
+inline char* put_fixed(char* p, std::uint64_t v, int n) {
+  for (int i = 0; i < n; ++i) *p++ = static_cast<char>((v >> (8 * i)) & 0xff);
+  return p;
+}
+inline char* put_f64(char* p, double v) {
+  std::uint64_t bits = 0;
+  std::memcpy(&bits, &v, sizeof bits);
+  return put_fixed(p, bits, 8);
+}
+/// Zig-zag: small magnitudes of either sign become small unsigned numbers.
+inline std::uint64_t zigzag(std::int64_t v) {
+  return (static_cast<std::uint64_t>(v) << 1) ^ static_cast<std::uint64_t>(v >> 63);
+}
+
 class ByteWriter {
  public:
   explicit ByteWriter(std::string& out) : out_(out) {}
@@ -18,21 +43,15 @@ class ByteWriter {
   void u64(std::uint64_t v) { fixed(v, 8); }
   void i64(std::int64_t v) { fixed(static_cast<std::uint64_t>(v), 8); }
   void f64(double v) {
-    std::uint64_t bits = 0;
-    std::memcpy(&bits, &v, sizeof bits);
-    fixed(bits, 8);
+    char buf[8];
+    out_.append(buf, put_f64(buf, v));
   }
   void varint(std::uint64_t v) {
-    while (v >= 0x80) {
-      out_.push_back(static_cast<char>((v & 0x7f) | 0x80));
-      v >>= 7;
-    }
-    out_.push_back(static_cast<char>(v));
+    char buf[kMaxVarintBytes];
+    out_.append(buf, put_varint(buf, v));
   }
   /// Zig-zag signed varint: small magnitudes of either sign take few bytes.
-  void svarint(std::int64_t v) {
-    varint((static_cast<std::uint64_t>(v) << 1) ^ static_cast<std::uint64_t>(v >> 63));
-  }
+  void svarint(std::int64_t v) { varint(zigzag(v)); }
   void str(std::string_view s) {
     varint(s.size());
     out_.append(s);
@@ -41,7 +60,8 @@ class ByteWriter {
 
  private:
   void fixed(std::uint64_t v, int n) {
-    for (int i = 0; i < n; ++i) out_.push_back(static_cast<char>((v >> (8 * i)) & 0xff));
+    char buf[8];
+    out_.append(buf, put_fixed(buf, v, n));
   }
   std::string& out_;
 };

@@ -130,15 +130,17 @@ void RecordingWriter::add_sample(TimestampNs ts,
 
 void RecordingWriter::write_pending() {
   if (pending_.empty()) return;
-  ByteWriter w(chunk_);
-  w.u8(static_cast<std::uint8_t>(RecordKind::kSample));
-  w.svarint(pending_ts_ - chunk_prev_);
+  // Sized once for the worst case, encoded through a pointer, trimmed after: this runs for every value
+  // the collector records.
+  const std::size_t start = chunk_.size();
+  chunk_.resize(start + 1 + 2 * kMaxVarintBytes + pending_.size() * (kMaxVarintBytes + 8));
+  char* p = chunk_.data() + start;
+  *p++ = static_cast<char>(RecordKind::kSample);
+  p = put_varint(p, zigzag(pending_ts_ - chunk_prev_));
   chunk_prev_ = pending_ts_;
-  w.varint(pending_.size());
-  for (const auto& [id, value] : pending_) {
-    w.varint(id);
-    w.f64(value);
-  }
+  p = put_varint(p, pending_.size());
+  for (const auto& [id, value] : pending_) p = put_f64(put_varint(p, id), value);
+  chunk_.resize(static_cast<std::size_t>(p - chunk_.data()));
   chunk_samples_ += pending_.size();
   pending_.clear();
 }

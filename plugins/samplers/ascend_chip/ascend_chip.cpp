@@ -235,10 +235,10 @@ class DcmiChip {
     }
   }
 
-  bool can_call(const DcmiDevice& dev, const std::string& call) const {
+  bool can_call(const DcmiDevice& dev, std::string_view call) const {
     return calls_->can_call(dev.label, call);
   }
-  bool ok(const DcmiDevice& dev, const std::string& call, int rc) { return calls_->ok(dev.label, call, rc); }
+  bool ok(const DcmiDevice& dev, std::string_view call, int rc) { return calls_->ok(dev.label, call, rc); }
 
   // 0x7ffd (invalid) and 0x7fff (read failure) are what the MCU reports instead of a temperature.
   bool valid_temperature(const DcmiDevice& dev, const std::string& source, int value) {

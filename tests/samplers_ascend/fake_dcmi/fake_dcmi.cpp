@@ -38,6 +38,7 @@ struct Spec {
   double base = 0, step = 0, per_second = 0, noise = 0;
   bool has_per_second = false, has_noise = false;
   std::uint64_t seed = 1;
+  std::uint64_t noise_stream = 0;  // noise_seed(seed, key)
   struct Anomaly {
     std::int64_t from = 0, to = INT64_MAX;
     std::optional<double> value, add, scale;
@@ -57,8 +58,41 @@ struct Value {
 };
 struct Call {
   std::int64_t count = 0;
-  const json* errors = nullptr;  // the script's error spec for this function, if any
+  const json* errors = nullptr;   // the script's error spec for this function, if any
+  std::int64_t* total = nullptr;  // its count over all devices (a node of Script::total_calls)
 };
+
+// Entries of a map in the order the samplers asked for them: samplers ask for the same keys in the same
+// order every sample, so the next key is almost always the one after the last, found without hashing.
+template <typename Map>
+class SequenceCache {
+ public:
+  using Entry = typename Map::value_type;
+  /// The entry of `key` if the sequence predicts it, else null (look it up, then call record()).
+  Entry* predict(std::string_view key) {
+    if (next_ < order_.size() && order_[next_]->first == key) return order_[next_++];
+    if (!order_.empty() && order_[0]->first == key) {  // a new round of samples
+      next_ = 1;
+      return order_[0];
+    }
+    return nullptr;
+  }
+  void record(Entry& e) {
+    order_.resize(std::min(next_, order_.size()));  // the sequence changed here
+    if (order_.size() < kMax) {
+      order_.push_back(&e);
+      ++next_;
+    }
+  }
+
+ private:
+  static constexpr std::size_t kMax = 4096;
+  std::vector<Entry*> order_;
+  std::size_t next_ = 0;
+};
+
+using Values = std::unordered_map<std::string, Value, StringHash, std::equal_to<>>;
+using Calls = std::unordered_map<std::string, Call, StringHash, std::equal_to<>>;
 
 struct Device {
   int card = 0;
@@ -66,8 +100,10 @@ struct Device {
   int logic_id = 0;
   json values = json::object();
   json errors = json::object();
-  std::unordered_map<std::string, Value, StringHash, std::equal_to<>> reads;  // value key -> spec, reads
-  std::unordered_map<std::string, Call, StringHash, std::equal_to<>> calls;   // function (and .arg)
+  Values reads;  // value key -> spec, reads
+  Calls calls;   // function (and .arg)
+  SequenceCache<Values> read_order;
+  SequenceCache<Calls> call_order;
 };
 
 struct Script {
@@ -89,11 +125,16 @@ std::uint64_t splitmix(std::uint64_t x) {
   return x ^ (x >> 31);
 }
 
-// Deterministic noise in [-1, 1] for (seed, key, call index).
-double noise(std::uint64_t seed, std::string_view key, std::int64_t k) {
+// The noise stream of one value key: hashed once, when the key is first read.
+std::uint64_t noise_seed(std::uint64_t seed, std::string_view key) {
   std::uint64_t h = seed;
   for (unsigned char c : key) h = splitmix(h ^ c);
-  h = splitmix(h ^ static_cast<std::uint64_t>(k));
+  return h;
+}
+
+// Deterministic noise in [-1, 1] for (stream, call index).
+double noise(std::uint64_t stream, std::int64_t k) {
+  const std::uint64_t h = splitmix(stream ^ static_cast<std::uint64_t>(k));
   return static_cast<double>(h >> 11) / static_cast<double>(1ULL << 53) * 2.0 - 1.0;
 }
 
@@ -102,7 +143,7 @@ double number(const json& j) {
   return j.get<double>();
 }
 
-Spec compile(const json& spec) {
+Spec compile(const json& spec, std::string_view key) {
   Spec c;
   if (spec.is_number() || spec.is_string()) {
     c.kind = Spec::kConstant;
@@ -123,6 +164,7 @@ Spec compile(const json& spec) {
     if ((c.has_per_second = spec.contains("per_second"))) c.per_second = spec["per_second"].get<double>();
     if ((c.has_noise = spec.contains("noise"))) c.noise = spec["noise"].get<double>();
     c.seed = spec.value("seed", std::uint64_t{1});
+    c.noise_stream = noise_seed(c.seed, key);
     if (spec.contains("anomalies"))
       for (const auto& a : spec["anomalies"]) {
         Spec::Anomaly x;
@@ -138,7 +180,7 @@ Spec compile(const json& spec) {
 }
 
 // The value of `spec` at call index k; sets rc when the script makes this call fail.
-double evaluate(const Spec& spec, std::string_view key, std::int64_t k, int& rc) {
+double evaluate(const Spec& spec, std::int64_t k, int& rc) {
   switch (spec.kind) {
     case Spec::kAbsent:
       return 0;
@@ -167,7 +209,7 @@ double evaluate(const Spec& spec, std::string_view key, std::int64_t k, int& rc)
     static const auto start = std::chrono::steady_clock::now();
     v += spec.per_second * std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   }
-  if (spec.has_noise) v += spec.noise * noise(spec.seed, key, k);
+  if (spec.has_noise) v += spec.noise * noise(spec.noise_stream, k);
   for (const auto& a : spec.anomalies) {
     if (k < a.from || k >= a.to) continue;
     if (a.value) v = *a.value;
@@ -254,19 +296,26 @@ int call(Device& dev, std::string_view function, std::string_view arg = {}) {
   for (const std::string_view name :
        {arg.empty() ? std::string_view() : std::string_view(with_arg), function}) {
     if (name.empty()) continue;
-    auto it = dev.calls.find(name);
-    if (it == dev.calls.end()) {
-      Call c;
-      if (auto e = dev.errors.find(std::string(name)); e != dev.errors.end()) c.errors = &*e;
-      it = dev.calls.emplace(std::string(name), c).first;
+    Calls::value_type* entry = dev.call_order.predict(name);
+    if (!entry) {
+      auto it = dev.calls.find(name);
+      if (it == dev.calls.end()) {
+        Call c;
+        if (auto e = dev.errors.find(std::string(name)); e != dev.errors.end()) c.errors = &*e;
+        auto total = script.total_calls.find(name);
+        if (total == script.total_calls.end()) total = script.total_calls.emplace(std::string(name), 0).first;
+        c.total = &total->second;
+        it = dev.calls.emplace(std::string(name), c).first;
+      }
+      entry = &*it;
+      dev.call_order.record(*entry);
     }
-    const std::int64_t k = it->second.count++;
-    auto total = script.total_calls.find(name);
-    if (total == script.total_calls.end()) total = script.total_calls.emplace(std::string(name), 0).first;
-    ++total->second;
-    if (decided || !it->second.errors) continue;
+    Call& called = entry->second;
+    const std::int64_t k = called.count++;
+    ++*called.total;
+    if (decided || !called.errors) continue;
     decided = true;
-    const json& e = *it->second.errors;
+    const json& e = *called.errors;
     if (e.is_number())
       rc = e.get<int>();
     else if (e.is_array() && !e.empty())
@@ -280,15 +329,22 @@ int call(Device& dev, std::string_view function, std::string_view arg = {}) {
 
 // The next value of `key` (0 or `fallback` when the script has none); rc set when the script says fail.
 double read(Device& dev, std::string_view key, int& rc, double fallback = 0) {
-  auto it = dev.reads.find(key);
-  if (it == dev.reads.end()) {
-    Value v;
-    if (auto spec = dev.values.find(std::string(key)); spec != dev.values.end()) v.spec = compile(*spec);
-    it = dev.reads.emplace(std::string(key), std::move(v)).first;
+  Values::value_type* entry = dev.read_order.predict(key);
+  if (!entry) {
+    auto it = dev.reads.find(key);
+    if (it == dev.reads.end()) {
+      Value v;
+      if (auto spec = dev.values.find(std::string(key)); spec != dev.values.end())
+        v.spec = compile(*spec, key);
+      it = dev.reads.emplace(std::string(key), std::move(v)).first;
+    }
+    entry = &*it;
+    dev.read_order.record(*entry);
   }
-  const std::int64_t k = it->second.reads++;
-  if (it->second.spec.kind == Spec::kAbsent) return fallback;
-  return evaluate(it->second.spec, key, k, rc);
+  Value& value = entry->second;
+  const std::int64_t k = value.reads++;
+  if (value.spec.kind == Spec::kAbsent) return fallback;
+  return evaluate(value.spec, k, rc);
 }
 
 template <typename T>
@@ -348,7 +404,7 @@ FAKE_DCMI_EXPORT int dcmi_get_device_logic_id(int* device_logic_id, int card_id,
 FAKE_DCMI_EXPORT int dcmi_get_device_utilization_rate(int card_id, int device_id, int input_type,
                                                       unsigned int* utilization_rate) {
   DEVICE_OR_FAIL(card_id, device_id)
-  if (int rc = call(*dev, "dcmi_get_device_utilization_rate", std::to_string(input_type))) return rc;
+  if (int rc = call(*dev, "dcmi_get_device_utilization_rate", Key("", input_type))) return rc;
   int rc = 0;
   const double v = read(*dev, Key("utilization.", input_type), rc);
   *utilization_rate = as<unsigned>(std::clamp(v, 0.0, 100.0));
@@ -404,7 +460,9 @@ FAKE_DCMI_EXPORT int dcmi_get_device_errorcode_v2(int card_id, int device_id, in
                                                   unsigned int* error_code_list, unsigned int list_len) {
   DEVICE_OR_FAIL(card_id, device_id)
   if (int rc = call(*dev, "dcmi_get_device_errorcode_v2")) return rc;
-  const json codes = dev->values.value("error_codes", json::array());
+  static const json kNone = json::array();
+  const auto it = dev->values.find("error_codes");
+  const json& codes = it == dev->values.end() ? kNone : *it;
   *error_count = static_cast<int>(codes.size());
   for (unsigned i = 0; i < std::min<unsigned>(list_len, static_cast<unsigned>(codes.size())); ++i)
     error_code_list[i] = as<unsigned>(number(codes[i]));
@@ -430,7 +488,7 @@ FAKE_DCMI_EXPORT int dcmi_get_hccs_link_bandwidth_info(int card_id, int device_i
 FAKE_DCMI_EXPORT int dcmi_get_device_info(int card_id, int device_id, enum d::dcmi_main_cmd main_cmd,
                                           unsigned int sub_cmd, void* buf, unsigned int* size) {
   DEVICE_OR_FAIL(card_id, device_id)
-  const std::string arg = std::to_string(static_cast<int>(main_cmd)) + "." + std::to_string(sub_cmd);
+  const Key arg(Key(Key("", static_cast<int>(main_cmd)), "."), static_cast<long long>(sub_cmd));
   if (int rc = call(*dev, "dcmi_get_device_info", arg)) return rc;
   if (main_cmd != d::DCMI_MAIN_CMD_HCCS) return d::kErrNotSupport;
   int rc = 0;

@@ -10,7 +10,9 @@
 #include <fstream>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -27,11 +29,38 @@ namespace {
 
 using nlohmann::json;
 
+// An object spec of the script compiled on the metric's first read, so that a benchmark at 10 ms measures
+// the sampler, not this fake's JSON lookups. Numbers, strings and arrays are answered from the JSON.
+struct ObjectSpec {
+  struct Window {
+    unsigned from = 0, to = 0xFFFFFFFFu;  // calls from <= i < to
+  };
+  struct Anomaly : Window {
+    std::optional<double> value, add, scale;
+  };
+  struct Error : Window {
+    nvmlReturn_t code = 999;
+  };
+  std::optional<nvmlReturn_t> error;
+  std::vector<Error> errors;
+  double base = 0, step = 0, noise = 0;
+  std::optional<double> per_second;
+  std::uint64_t seed = 0, noise_stream = 0;  // noise_stream: from (device index, metric key)
+  std::vector<Anomaly> anomalies;
+};
+
+// One metric of one device: its spec in the script (null: not named) and how often it was read.
+struct Metric {
+  const json* spec = nullptr;
+  std::optional<ObjectSpec> object;
+  unsigned calls = 0;
+};
+
 struct Device {
   nvmlDevice_st handle{};
   std::string name, uuid;
   json metrics = json::object();
-  std::map<std::string, unsigned, std::less<>> calls;  // per metric
+  std::map<std::string, Metric, std::less<>> read;  // per metric key, filled on first read
 };
 
 struct State {
@@ -99,25 +128,81 @@ std::uint64_t fnv1a(const std::string& s) {
   return h;
 }
 
-// Uniform in [-1, 1], a pure function of (seed, device, metric, call).
-double noise_unit(std::uint64_t seed, unsigned device, const std::string& metric, unsigned call) {
-  const std::uint64_t h = splitmix64(seed ^ splitmix64(fnv1a(metric) + device * 0x100000001b3ull + call));
+// The per-(device, metric) part of the noise: uniform in [-1, 1] is then a pure function of (seed, device,
+// metric, call).
+std::uint64_t noise_stream(unsigned device, const std::string& metric) {
+  return fnv1a(metric) + device * 0x100000001b3ull;
+}
+double noise_unit(std::uint64_t seed, std::uint64_t stream, unsigned call) {
+  const std::uint64_t h = splitmix64(seed ^ splitmix64(stream + call));
   return static_cast<double>(h >> 11) / static_cast<double>(1ull << 52) - 1.0;
 }
 
-bool in_window(const json& w, unsigned call) {
-  const auto from = w.value("from", 0u);
-  const auto to = w.value("to", 0xFFFFFFFFu);  // exclusive
-  return call >= from && call < to;
+template <typename W>
+W window(const json& w) {
+  W x;
+  x.from = w.value("from", 0u);
+  x.to = w.value("to", 0xFFFFFFFFu);  // exclusive
+  return x;
+}
+bool in(const ObjectSpec::Window& w, unsigned call) {
+  return call >= w.from && call < w.to;
+}
+
+ObjectSpec compile(const json& spec, unsigned device, const std::string& metric) {
+  ObjectSpec c;
+  if (auto e = spec.find("error"); e != spec.end()) c.error = parse_code(*e);
+  if (auto errors = spec.find("errors"); errors != spec.end())
+    for (const auto& e : *errors) {
+      auto x = window<ObjectSpec::Error>(e);
+      x.code = parse_code(e.value("code", json("UNKNOWN")));
+      c.errors.push_back(x);
+    }
+  c.base = spec.value("base", 0.0);
+  c.step = spec.value("step", 0.0);
+  if (auto per_second = spec.find("per_second"); per_second != spec.end())
+    c.per_second = per_second->get<double>();
+  c.noise = spec.value("noise", 0.0);
+  c.seed = spec.value("seed", std::uint64_t{0});
+  c.noise_stream = noise_stream(device, metric);
+  if (auto anomalies = spec.find("anomalies"); anomalies != spec.end())
+    for (const auto& a : *anomalies) {
+      auto x = window<ObjectSpec::Anomaly>(a);
+      if (auto v = a.find("value"); v != a.end()) x.value = v->get<double>();
+      if (auto v = a.find("add"); v != a.end()) x.add = v->get<double>();
+      if (auto v = a.find("scale"); v != a.end()) x.scale = v->get<double>();
+      c.anomalies.push_back(x);
+    }
+  return c;
+}
+
+nvmlReturn_t evaluate(const ObjectSpec& spec, unsigned call, double& value) {
+  if (spec.error) return *spec.error;
+  for (const auto& e : spec.errors)
+    if (in(e, call)) return e.code;
+  value = spec.base + spec.step * call;
+  // A counter that grows with time, as a real one does (a per-call step grows with the sampling instead).
+  if (spec.per_second) {
+    static const auto start = std::chrono::steady_clock::now();
+    value +=
+        *spec.per_second * std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  }
+  if (spec.noise != 0.0) value += spec.noise * noise_unit(spec.seed, spec.noise_stream, call);
+  for (const auto& a : spec.anomalies) {
+    if (!in(a, call)) continue;
+    if (a.value) value = *a.value;
+    if (a.add) value += *a.add;
+    if (a.scale) value *= *a.scale;
+  }
+  if (value < 0) value = 0;
+  return 0;
 }
 
 // The value (or error code) of `metric` at call index `call`. A metric the script does not name is not
 // supported.
-nvmlReturn_t evaluate(const Device& d, const std::string& metric, unsigned call, double& value) {
-  // By reference throughout: a benchmark at 10 ms should measure the sampler, not copies of the script.
-  const auto it = d.metrics.find(metric);
-  if (it == d.metrics.end() || it->is_null()) return 3;
-  const json* picked = &*it;
+nvmlReturn_t evaluate(const Device& d, Metric& m, const std::string& metric, unsigned call, double& value) {
+  if (!m.spec || m.spec->is_null()) return 3;
+  const json* picked = m.spec;
   if (picked->is_array()) {
     if (picked->empty()) return 3;
     picked = &(*picked)[std::min<std::size_t>(call, picked->size() - 1)];
@@ -129,36 +214,23 @@ nvmlReturn_t evaluate(const Device& d, const std::string& metric, unsigned call,
     return 0;
   }
   if (!spec.is_object()) return 999;
-  if (auto e = spec.find("error"); e != spec.end()) return parse_code(*e);
-  if (auto errors = spec.find("errors"); errors != spec.end())
-    for (const auto& e : *errors)
-      if (in_window(e, call)) return parse_code(e.value("code", json("UNKNOWN")));
-  value = spec.value("base", 0.0) + spec.value("step", 0.0) * call;
-  // A counter that grows with time, as a real one does (a per-call step grows with the sampling instead).
-  if (auto per_second = spec.find("per_second"); per_second != spec.end()) {
-    static const auto start = std::chrono::steady_clock::now();
-    value += per_second->get<double>() *
-             std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  if (picked == m.spec) {
+    if (!m.object) m.object = compile(spec, d.handle.index, metric);
+    return evaluate(*m.object, call, value);
   }
-  if (const double amp = spec.value("noise", 0.0); amp != 0.0)
-    value += amp * noise_unit(spec.value("seed", std::uint64_t{0}), d.handle.index, metric, call);
-  if (auto anomalies = spec.find("anomalies"); anomalies != spec.end())
-    for (const auto& a : *anomalies) {
-      if (!in_window(a, call)) continue;
-      if (auto v = a.find("value"); v != a.end()) value = v->get<double>();
-      if (auto v = a.find("add"); v != a.end()) value += v->get<double>();
-      if (auto v = a.find("scale"); v != a.end()) value *= v->get<double>();
-    }
-  if (value < 0) value = 0;
-  return 0;
+  return evaluate(compile(spec, d.handle.index, metric), call, value);  // an object inside an array
 }
 
 // Reads `metric` for one call of a function, advancing its call counter.
-nvmlReturn_t next(Device& d, const std::string& metric, double& value) {
-  auto it = d.calls.find(metric);
-  if (it == d.calls.end()) it = d.calls.emplace(metric, 0u).first;
-  const unsigned call = it->second++;
-  return evaluate(d, metric, call, value);
+nvmlReturn_t next(Device& d, std::string_view metric, double& value) {
+  auto it = d.read.find(metric);
+  if (it == d.read.end()) {
+    Metric m;
+    if (auto spec = d.metrics.find(std::string(metric)); spec != d.metrics.end()) m.spec = &*spec;
+    it = d.read.emplace(std::string(metric), m).first;
+  }
+  const unsigned call = it->second.calls++;
+  return evaluate(d, it->second, it->first, call, value);
 }
 
 template <typename T>
@@ -377,6 +449,6 @@ FAKE_NVML_EXPORT unsigned int fake_nvml_calls(unsigned int index, const char* me
   auto& s = state();
   std::lock_guard lock(s.mu);
   if (index >= s.devices.size() || !metric) return 0;
-  auto it = s.devices[index].calls.find(metric);
-  return it == s.devices[index].calls.end() ? 0 : it->second;
+  auto it = s.devices[index].read.find(std::string_view(metric));
+  return it == s.devices[index].read.end() ? 0 : it->second.calls;
 }
