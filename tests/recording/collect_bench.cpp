@@ -7,7 +7,10 @@
 //
 // Three collectors run one after the other: the baseline, every sampler recording every sample, and every
 // sampler with --compress. Each is sampled once a second from /proc/<pid>: steady CPU is measured from the
-// 5th second to the last, RSS growth as the least-squares slope from the 10th second on. --smoke (CI) runs
+// 5th second to the last, RSS growth as the least-squares slope from the 10th second on. A fourth run, the
+// floor, is no collector: a bare loop that wakes at the same interval and reads (pread from offset 0) the
+// files the every-sampler collector keeps open, and nothing else: the cost of waking and of the kernel
+// making those files' text, which no collector reading them at that rate can go below. --smoke (CI) runs
 // a few seconds each and asserts nothing: it proves the benchmark still runs. --setup-only DIR writes the
 // fixture tree and the fake libraries' scripts into DIR and prints the environment and command of the
 // every-sampler collector, to profile it by hand (perf, strace).
@@ -23,6 +26,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <thread>
@@ -85,14 +89,83 @@ double slope(const std::vector<ProcSample>& v, double from_t) {
 
 struct RunResult {
   std::string name;
+  std::size_t floor_files = 0;                     // regular files the collector held open at the 5th second
+  double floor = 0;                                // CPU (cores) of the floor run beside it, 0 if none
   double wall = 0, cpu_total = 0, cpu_steady = 0;  // cpu_* in cores (seconds per wall second)
   double rss_start = 0, rss_end = 0, rss_max = 0, rss_slope_kib_per_min = 0;
   json recording;
   int exit_code = -1;
 };
 
+/// The regular files (not the recording) process `pid` holds open: what a sampler reads every sample.
+std::vector<std::string> open_files(pid_t pid) {
+  std::vector<std::string> files;
+  std::error_code ec;
+  for (const auto& fd : fs::directory_iterator(fmt::format("/proc/{}/fd", pid), ec)) {
+    const fs::path target = fs::read_symlink(fd.path(), ec);
+    if (ec || !target.is_absolute() || target.extension() == ".cdr" || !fs::is_regular_file(target, ec))
+      continue;
+    files.push_back(target.string());
+  }
+  return files;
+}
+
+/// The floor: a child process that wakes every `interval_ns` for `seconds` and preads each of `files`
+/// from offset 0, nothing else. It runs beside a collector, so both see the same machine at the same time
+/// (this benchmark's machines vary by tens of percent from one minute to the next).
+struct Floor {
+  pid_t pid = -1;
+  std::chrono::steady_clock::time_point t0;
+  std::size_t files = 0;
+};
+
+Floor start_floor(const std::vector<std::string>& files, std::int64_t interval_ns, double seconds) {
+  Floor f;
+  f.files = files.size();
+  f.t0 = std::chrono::steady_clock::now();
+  f.pid = ::fork();
+  if (f.pid == 0) {
+    std::vector<int> fds;
+    for (const auto& path : files)
+      if (const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC); fd >= 0) fds.push_back(fd);
+    char buf[16384];
+    auto next = std::chrono::steady_clock::now();
+    const auto end = next + std::chrono::duration<double>(seconds);
+    while (next < end) {
+      for (const int fd : fds)
+        if (::pread(fd, buf, sizeof buf, 0) < 0) ::_exit(3);
+      next += std::chrono::nanoseconds(interval_ns);
+      std::this_thread::sleep_until(next);
+    }
+    ::_exit(0);
+  }
+  return f;
+}
+
+/// The floor's CPU in cores (user+sys seconds per wall second), nullopt if it failed.
+std::optional<double> finish_floor(const Floor& f) {
+  if (f.pid <= 0) return std::nullopt;
+  int status = 0;
+  rusage usage{};
+  ::wait4(f.pid, &status, 0, &usage);
+  const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - f.t0).count();
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || wall <= 0) return std::nullopt;
+  return (static_cast<double>(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) +
+          static_cast<double>(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) * 1e-6) /
+         wall;
+}
+
+/// "10ms", "1s", "250us" -> nanoseconds (the benchmark's own --interval; 0 when not understood).
+std::int64_t parse_interval_ns(const std::string& text) {
+  std::size_t used = 0;
+  const double v = std::stod(text, &used);
+  const std::string unit = text.substr(used);
+  const double scale = unit == "s" ? 1e9 : unit == "ms" ? 1e6 : unit == "us" ? 1e3 : unit == "ns" ? 1 : 0;
+  return static_cast<std::int64_t>(v * scale);
+}
+
 RunResult run_collector(const std::string& name, std::vector<std::string> args, double seconds,
-                        const fs::path& dir) {
+                        const fs::path& dir, std::int64_t floor_interval_ns = 0) {
   RunResult r;
   r.name = name;
   args.insert(args.begin(), kBinary);
@@ -117,6 +190,7 @@ RunResult run_collector(const std::string& name, std::vector<std::string> args, 
   std::vector<ProcSample> samples;
   int status = 0;
   rusage usage{};
+  Floor floor;
   for (int tick = 1;; ++tick) {
     const auto next = t0 + std::chrono::seconds(tick);
     while (std::chrono::steady_clock::now() < next) {
@@ -125,10 +199,16 @@ RunResult run_collector(const std::string& name, std::vector<std::string> args, 
     }
     const double t = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     if (auto s = read_proc(pid, t)) samples.push_back(*s);
+    if (tick == 5 && floor_interval_ns > 0 && seconds >= 8) {
+      const auto files = open_files(pid);
+      r.floor_files = files.size();
+      floor = start_floor(files, floor_interval_ns, seconds - 6);
+    }
   }
 done:
   r.wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  if (auto f = finish_floor(floor)) r.floor = *f;
   r.cpu_total = (static_cast<double>(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) +
                  static_cast<double>(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) * 1e-6) /
                 r.wall;
@@ -214,13 +294,20 @@ void print(const RunResult& r, const RunResult* base) {
   const json rec = r.recording.is_object() ? r.recording : json::object();
   const double samples = rec.value("samples_total", 0.0);
   fmt::print(
-      "{:<12} exit {:>3}  wall {:>6.1f} s  cpu steady {:>6.3f}% of a core (total {:>6.3f}%){}  rss {:.0f} -> "
+      "{:<12} exit {:>3}  wall {:>6.1f} s  cpu steady {:>6.3f}% of a core (total {:>6.3f}%){}{}  rss {:.0f} "
+      "-> "
       "{:.0f} KiB (max {:.0f}, slope {:+.1f} KiB/min)  {:.0f} samples, {:.3f} bytes/sample, {} bytes, "
       "retained {:.2f}%\n",
       r.name, r.exit_code, r.wall, 100 * r.cpu_steady, 100 * r.cpu_total,
       base && base->cpu_steady > 0 ? fmt::format(" = {:.1f}x baseline", r.cpu_steady / base->cpu_steady) : "",
-      r.rss_start, r.rss_end, r.rss_max, r.rss_slope_kib_per_min, samples, rec.value("bytes_per_sample", 0.0),
+      r.floor > 0 ? fmt::format(" = {:.2f}x floor", r.cpu_steady / r.floor) : "", r.rss_start, r.rss_end,
+      r.rss_max, r.rss_slope_kib_per_min, samples, rec.value("bytes_per_sample", 0.0),
       rec.value("file_bytes", 0), 100 * rec.value("retained_share", 1.0));
+  if (r.floor > 0)
+    fmt::print(
+        "{:<12} floor beside it: {:.3f}% of a core (waking every interval and reading the {} files it "
+        "keeps open, nothing else)\n",
+        "", 100 * r.floor, r.floor_files);
 }
 
 json to_json(const RunResult& r) {
@@ -233,6 +320,8 @@ json to_json(const RunResult& r) {
           {"rss_kib_end", r.rss_end},
           {"rss_kib_max", r.rss_max},
           {"rss_slope_kib_per_min", r.rss_slope_kib_per_min},
+          {"floor_cpu_cores", r.floor},
+          {"floor_files", r.floor_files},
           {"recording", r.recording}};
 }
 
@@ -328,9 +417,10 @@ int main(int argc, char** argv) {
       {"collect", "--sources", "procfs", "--interval", "1s", "--set", "procfs.root=" + host.string()},
       baseline_seconds, dir);
   print(base, nullptr);
-  const RunResult raw = run_collector("all_raw", all, seconds, dir);
+  const std::int64_t interval_ns = parse_interval_ns(interval);
+  const RunResult raw = run_collector("all_raw", all, seconds, dir, interval_ns);
   print(raw, &base);
-  const RunResult kept = run_collector("all_compress", compressed, seconds, dir);
+  const RunResult kept = run_collector("all_compress", compressed, seconds, dir, interval_ns);
   print(kept, &base);
   const double raw_bytes = raw.recording.is_object() ? raw.recording.value("file_bytes", 0.0) : 0.0;
   const double kept_bytes = kept.recording.is_object() ? kept.recording.value("file_bytes", 0.0) : 0.0;
