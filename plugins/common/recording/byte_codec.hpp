@@ -2,6 +2,7 @@
 // and reading from a bounded view (a read past the end throws, naming the offset).
 #pragma once
 
+#include <bit>
 #include <cstdint>
 #include <cstring>
 #include <stdexcept>
@@ -26,9 +27,14 @@ inline char* put_fixed(char* p, std::uint64_t v, int n) {
   return p;
 }
 inline char* put_f64(char* p, double v) {
-  std::uint64_t bits = 0;
-  std::memcpy(&bits, &v, sizeof bits);
-  return put_fixed(p, bits, 8);
+  if constexpr (std::endian::native == std::endian::little) {
+    std::memcpy(p, &v, 8);  // one store: the format is little-endian IEEE 754
+    return p + 8;
+  } else {
+    std::uint64_t bits = 0;
+    std::memcpy(&bits, &v, sizeof bits);
+    return put_fixed(p, bits, 8);
+  }
 }
 /// Zig-zag: small magnitudes of either sign become small unsigned numbers.
 inline std::uint64_t zigzag(std::int64_t v) {

@@ -16,14 +16,15 @@
 namespace cann_debug::plugins::recording {
 namespace {
 
-/// Compresses `raw` into `out` (reused: one compression context and one output buffer for the life of
-/// the writer, so a long collection allocates nothing per chunk and its memory stays flat).
-void zstd_compress(ZSTD_CCtx* cctx, std::string_view raw, std::string& out) {
-  out.resize(ZSTD_compressBound(raw.size()));
+/// Compresses `raw` into `out` and returns the compressed bytes, a view of `out` (reused: one compression
+/// context and one output buffer for the life of the writer, so a long collection allocates nothing per
+/// chunk and its memory stays flat; the buffer only grows, so it is not cleared again for every chunk).
+std::string_view zstd_compress(ZSTD_CCtx* cctx, std::string_view raw, std::string& out) {
+  if (const std::size_t bound = ZSTD_compressBound(raw.size()); out.size() < bound) out.resize(bound);
   const std::size_t n = ZSTD_compress2(cctx, out.data(), out.size(), raw.data(), raw.size());
   if (ZSTD_isError(n))
     throw std::runtime_error(std::string("zstd compression failed: ") + ZSTD_getErrorName(n));
-  out.resize(n);
+  return std::string_view(out.data(), n);
 }
 
 nlohmann::json key_without_time(const CorrelationKey& key) {
@@ -181,8 +182,7 @@ void RecordingWriter::maybe_flush() {
 void RecordingWriter::flush() {
   write_pending();
   if (chunk_.empty() || fd_ < 0) return;
-  zstd_compress(cctx_.get(), chunk_, frame_);
-  const std::string& frame = frame_;
+  const std::string_view frame = zstd_compress(cctx_.get(), chunk_, frame_);
   std::string block;
   block.reserve(kChunkHeaderSize + frame.size());
   ByteWriter w(block);
@@ -234,8 +234,7 @@ void RecordingWriter::close(const nlohmann::json& closing_meta) {
                                {"labels", s.labels},
                                {"key", key_without_time(s.key)}});
   const std::string raw = index.dump();
-  zstd_compress(cctx_.get(), raw, frame_);
-  const std::string& frame = frame_;
+  const std::string_view frame = zstd_compress(cctx_.get(), raw, frame_);
   std::string block;
   ByteWriter w(block);
   const std::uint64_t index_offset = totals_.file_bytes;

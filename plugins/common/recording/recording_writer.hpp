@@ -24,7 +24,7 @@ struct WriterOptions {
   std::size_t chunk_bytes = 256 * 1024;  // raw bytes that close a chunk
   std::int64_t flush_interval_ns =
       1'000'000'000;  // a chunk open this long (wall time) is written at the next add
-  int zstd_level = 3;
+  int zstd_level = 1;
   std::uint32_t flags = 0;
   nlohmann::json meta = nlohmann::json::object();  // stored in the header
 };

@@ -1,7 +1,9 @@
 #include "sysfs_files.hpp"
 
 #include <fcntl.h>
+#include <linux/magic.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -116,10 +118,23 @@ std::optional<std::uint64_t> AttributeFile::read_u64() {
   return std::nullopt;
 }
 
+bool KeptOpenFile::open() {
+  fd_ = ::open(path_.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd_ < 0) return false;
+  if (may_be_replaced_) {
+    struct statfs fs {};
+    check_unlinked_ = ::fstatfs(fd_, &fs) != 0 || fs.f_type != PROC_SUPER_MAGIC;
+  }
+  return true;
+}
+
 std::optional<std::string_view> KeptOpenFile::read() {
   for (int attempt = 0; attempt < 2; ++attempt) {
-    if (fd_ < 0) fd_ = ::open(path_.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd_ < 0) return std::nullopt;
+    if (fd_ >= 0 && check_unlinked_) {
+      struct stat st {};
+      if (::fstat(fd_, &st) != 0 || st.st_nlink == 0) close();  // removed or replaced since the last read
+    }
+    if (fd_ < 0 && !open()) return std::nullopt;
     if (text_.capacity() < 256) text_.reserve(256);
     text_.resize(text_.capacity());
     std::size_t size = 0;

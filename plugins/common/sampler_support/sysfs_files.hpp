@@ -52,9 +52,18 @@ class AttributeFile {
 /// (procfs and sysfs make the text anew on every read from the start), reopened after a failed read.
 class KeptOpenFile {
  public:
-  explicit KeptOpenFile(std::string path) : path_(std::move(path)) {}
+  /// `may_be_replaced`: the path may be removed or replaced between reads (/proc/<pid>/stat: the process
+  /// exits, its pid is reused). procfs says so itself (a read of a dead process's file fails); on any
+  /// other file system (a fixture tree, a copy of /proc) each read first checks with fstat whether the
+  /// open file was unlinked, and opens the path again if so.
+  explicit KeptOpenFile(std::string path, bool may_be_replaced = false)
+      : path_(std::move(path)), may_be_replaced_(may_be_replaced) {}
   KeptOpenFile(KeptOpenFile&& other) noexcept
-      : path_(std::move(other.path_)), fd_(std::exchange(other.fd_, -1)), text_(std::move(other.text_)) {}
+      : path_(std::move(other.path_)),
+        fd_(std::exchange(other.fd_, -1)),
+        may_be_replaced_(other.may_be_replaced_),
+        check_unlinked_(other.check_unlinked_),
+        text_(std::move(other.text_)) {}
   KeptOpenFile& operator=(KeptOpenFile&&) = delete;
   KeptOpenFile(const KeptOpenFile&) = delete;
   KeptOpenFile& operator=(const KeptOpenFile&) = delete;
@@ -66,8 +75,11 @@ class KeptOpenFile {
   void close();
 
  private:
+  bool open();
   std::string path_;
   int fd_ = -1;
+  bool may_be_replaced_ = false;
+  bool check_unlinked_ = false;  // may_be_replaced_ and not on procfs
   std::string text_;
 };
 

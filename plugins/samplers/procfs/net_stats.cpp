@@ -35,10 +35,16 @@ NetStats::NetStats(const std::string& root, std::vector<std::string> interfaces)
 
 std::vector<std::string> NetStats::sample(std::int64_t now_ns, ss::FrameBuilder& frame) {
   std::vector<std::string> missing;
-  if (wanted_.empty() && now_ns >= next_list_ns_) {
-    listed_.clear();
-    for (auto& name : ss::list_directory(class_dir_))
-      if (name != "lo") listed_.push_back(std::move(name));
+  // Every few seconds: list the interfaces again and check that each one read is still there. Between
+  // those, a kept-open statistics file of an interface that went away fails to read (sysfs), and that
+  // is checked at once.
+  const bool recheck = now_ns >= next_list_ns_;
+  if (recheck) {
+    if (wanted_.empty()) {
+      listed_.clear();
+      for (auto& name : ss::list_directory(class_dir_))
+        if (name != "lo") listed_.push_back(std::move(name));
+    }
     next_list_ns_ = now_ns + ss::kRelistIntervalNs;
   }
   const auto& names = wanted_.empty() ? listed_ : wanted_;
@@ -48,22 +54,28 @@ std::vector<std::string> NetStats::sample(std::int64_t now_ns, ss::FrameBuilder&
     if (it == interfaces_.end())
       it = interfaces_.emplace(name, Interface{static_cast<std::uint32_t>(interfaces_.size()), {}}).first;
     Interface& iface = it->second;
-    dir.assign(class_dir_).append("/").append(name).append("/statistics/");
-    if (!ss::is_directory(dir)) {
+    auto gone = [&] {
+      dir.assign(class_dir_).append("/").append(name).append("/statistics/");
+      if (ss::is_directory(dir)) return false;
       if (!wanted_.empty()) missing.push_back(name);
       // Forget its counters: when it comes back (a re-created interface) it starts from zero.
       for (std::uint32_t c = 0; c < std::size(kCounters); ++c)
         frame.reset_counter({kNetworkWhat, iface.ordinal, c});
       iface.files.clear();
-      continue;
-    }
+      return true;
+    };
+    if ((iface.files.empty() || recheck) && gone()) continue;
     if (iface.files.empty())
       for (const auto& c : kCounters) iface.files.emplace_back(dir + c.file);
+    std::optional<std::uint64_t> values[std::size(kCounters)];
+    bool failed = false;
+    for (std::uint32_t c = 0; c < std::size(kCounters); ++c)
+      failed |= !(values[c] = iface.files[c].read_u64());
+    if (failed && gone()) continue;
     for (std::uint32_t c = 0; c < std::size(kCounters); ++c) {
+      if (!values[c]) continue;
       const Counter& counter = kCounters[c];
-      const auto value = iface.files[c].read_u64();
-      if (!value) continue;
-      frame.rate({kNetworkWhat, iface.ordinal, c}, *value, 64, now_ns, [&] {
+      frame.rate({kNetworkWhat, iface.ordinal, c}, *values[c], 64, now_ns, [&] {
         return MetricSeries{
             counter.metric, counter.unit, {{"interface", name}, {"source_name", counter.file}}, -1};
       });

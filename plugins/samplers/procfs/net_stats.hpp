@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -29,7 +30,7 @@ class NetStats {
   std::string class_dir_;  // <root>/sys/class/net
   std::vector<std::string> wanted_;
   std::vector<std::string> listed_;  // every interface but "lo", listed again every few seconds
-  std::int64_t next_list_ns_ = 0;
+  std::int64_t next_list_ns_ = 0;    // when to list (and check the interfaces read) again
   struct Interface {
     std::uint32_t ordinal = 0;                          // its series key, for good
     std::vector<sampler_support::AttributeFile> files;  // statistics/<counter>, kept open

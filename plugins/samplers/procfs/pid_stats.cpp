@@ -22,22 +22,24 @@ PidStats::PidStats(const std::string& root, const std::string& pid, long ticks_p
           static_cast<double>(ticks_per_second > 0 ? ticks_per_second : ::sysconf(_SC_CLK_TCK))),
       page_size_(static_cast<double>(page_size > 0 ? page_size : ::sysconf(_SC_PAGESIZE))) {
   const bool none = pid.empty() || pid.find_first_not_of('0') == std::string::npos;
-  if (!none) dir_ = ss::join_path(root, "proc/" + pid);
+  if (none) return;
+  dir_ = ss::join_path(root, "proc/" + pid);
+  stat_.emplace(dir_ + "/stat", true);
+  status_.emplace(dir_ + "/status", true);
 }
 
 bool PidStats::sample(std::int64_t now_ns, ss::FrameBuilder& frame) {
   if (!enabled()) return false;
-  const auto stat_line = ss::read_first_line(dir_ + "/stat");
-  if (!stat_line) return false;
-  const auto stat = parse_pid_stat(*stat_line);
+  const auto stat_text = stat_->read();
+  if (!stat_text) return false;
+  const auto stat = parse_pid_stat(*stat_text);  // one line; its newline is a blank to the parser
   if (!stat) return false;
 
   // RSS: VmRSS of status (kB, exact), else statm's resident pages.
   std::optional<double> rss_bytes;
   const char* rss_source = "VmRSS";
-  if (auto status = ss::read_text_file(dir_ + "/status"))
-    if (auto kb = parse_status_field(std::string_view(*status), "VmRSS"))
-      rss_bytes = static_cast<double>(*kb) * 1024.0;
+  if (auto status = status_->read())
+    if (auto kb = parse_status_field(*status, "VmRSS")) rss_bytes = static_cast<double>(*kb) * 1024.0;
   if (!rss_bytes) {
     if (auto statm = ss::read_text_file(dir_ + "/statm"))
       if (auto pages = parse_statm_resident_pages(std::string_view(*statm))) {

@@ -8,6 +8,7 @@
 
 #include "cann_debug/messages.hpp"
 #include "sampler_support/frame_builder.hpp"
+#include "sampler_support/sysfs_files.hpp"
 
 namespace cann_debug::plugins::procfs_detail {
 
@@ -31,6 +32,8 @@ class PidStats {
 
  private:
   std::string dir_;
+  // Kept open between samples (a dead process's files fail to read, and are opened again then).
+  std::optional<sampler_support::KeptOpenFile> stat_, status_;
   double ticks_per_second_;
   double page_size_;
   std::optional<std::uint64_t> starttime_;  // of the process the CPU counter belongs to

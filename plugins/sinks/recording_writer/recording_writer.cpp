@@ -68,7 +68,10 @@ Manifest make_manifest() {
       option("chunk_size", OptionType::kSize, "encoded bytes that close a chunk", 256 * 1024, 1024, 64 << 20),
       option("flush_interval", OptionType::kDuration,
              "a chunk holding data this old is written (bounds what a crash can lose)", 1'000'000'000, 1e6),
-      option("zstd_level", OptionType::kInt, "zstd compression level of chunks", 3, 1, 19),
+      option("zstd_level", OptionType::kInt,
+             "zstd compression level of chunks (1: the fastest; 3 is about 25% slower for 0.5% smaller "
+             "chunks of samples)",
+             1, 1, 19),
       option("z_threshold", OptionType::kDouble, "retention: |robust z| that makes a value anomalous", 6.0,
              1),
       option("pre", OptionType::kInt, "retention: full-resolution values kept before an anomaly", 50, 0,
