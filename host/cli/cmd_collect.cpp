@@ -166,6 +166,7 @@ Verb register_collect(CLI::App& app, const GlobalOptions& g) {
         {
           InterruptScope interrupt;
           options.interrupt = interrupt.level();
+          options.interrupt_fd = interrupt.wake_fd();
           host::GraphRunner runner(*plan.plan, options);
           report = runner.run();
         }

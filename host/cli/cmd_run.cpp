@@ -48,6 +48,7 @@ Verb register_run(CLI::App& app, const GlobalOptions& g) {
             {
               InterruptScope interrupt;
               options.interrupt = interrupt.level();
+              options.interrupt_fd = interrupt.wake_fd();
               host::GraphRunner runner(*plan, options);
               report = runner.run();
             }

@@ -15,6 +15,8 @@ class InterruptScope {
   InterruptScope& operator=(const InterruptScope&) = delete;
 
   const std::atomic<int>* level() const;
+  /// Readable once a signal arrived (RunOptions::interrupt_fd), or -1 if no pipe could be made.
+  int wake_fd() const;
 };
 
 }  // namespace cann_debug::cli

@@ -15,6 +15,7 @@
 
 #include "cann_debug/messages.hpp"
 #include "host_services_impl.hpp"
+#include "wakeup.hpp"
 
 namespace cann_debug::host {
 
@@ -111,6 +112,7 @@ struct Node {
 struct GraphRunner::Impl {
   const PipelinePlan& plan;
   RunOptions options;
+  Wakeup wakeup;  // after options: built from options.interrupt_fd
   RunClock clock;
   std::atomic<bool> cancelled{false};
   oneapi::tbb::task_group_context context;
@@ -123,7 +125,7 @@ struct GraphRunner::Impl {
   std::mutex spilled_mu;
   std::vector<std::thread> spilled;  // sources the shared source thread gave threads of their own
 
-  Impl(const PipelinePlan& p, RunOptions o) : plan(p), options(o) {
+  Impl(const PipelinePlan& p, RunOptions o) : plan(p), options(o), wakeup(options.interrupt_fd) {
     if (options.queue_capacity == 0) options.queue_capacity = plan.document.queue_capacity;
     if (options.idle_interval_ns == 0) options.idle_interval_ns = plan.document.idle_interval_ns;
   }
@@ -143,7 +145,10 @@ struct GraphRunner::Impl {
     cancel();
   }
   void cancel() {
-    if (!cancelled.exchange(true)) context.cancel_group_execution();
+    if (!cancelled.exchange(true)) {
+      context.cancel_group_execution();
+      wakeup.wake_all();
+    }
   }
 
   // Runs f (a call into plugin code); times one call in kTimingSample. `call` numbers the calls of the node.
@@ -312,11 +317,10 @@ struct GraphRunner::Impl {
     return *tick;
   }
 
-  // Sleeps until `until`, waking at least every 20 ms to notice a cancel or an interrupt.
+  // Sleeps until `until`; a cancel or an interrupt ends the nap at once (see Wakeup).
   void nap_until(Clock::time_point until) const {
     while (Clock::now() < until && !cancelled.load(std::memory_order_relaxed) && interrupt_level() == 0)
-      std::this_thread::sleep_for(
-          std::min<Clock::duration>(until - Clock::now(), std::chrono::milliseconds(20)));
+      wakeup.nap_until(until);
   }
 
   // settings.source_threads: shared. One thread polls every source when it is due, so samplers at 10 ms

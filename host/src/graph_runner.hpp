@@ -40,6 +40,9 @@ struct RunOptions {
   std::int64_t duration_ns = 0;       // stop sources after this long; 0 = run until they finish
   /// 1 = stop the sources and drain (first Ctrl-C); 2 = cancel now (second Ctrl-C). May be null.
   const std::atomic<int>* interrupt = nullptr;
+  /// Readable once `interrupt` was raised (a pipe the signal handler writes to), or -1. With it, sources
+  /// sleep their whole interval between polls; without it they wake every 20 ms to look at `interrupt`.
+  int interrupt_fd = -1;
   /// Called from a runner thread every `progress_interval_ns` while the sources run (may be empty).
   std::function<void(const RunProgress&)> on_progress;
   std::int64_t progress_interval_ns = 1'000'000'000;
