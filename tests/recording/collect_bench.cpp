@@ -93,6 +93,7 @@ struct RunResult {
   double floor = 0;                                // CPU (cores) of the floor run beside it, 0 if none
   double wall = 0, cpu_total = 0, cpu_steady = 0;  // cpu_* in cores (seconds per wall second)
   double rss_start = 0, rss_end = 0, rss_max = 0, rss_slope_kib_per_min = 0;
+  double rss_late_slope_kib_per_min = 0;  // over the second half: caches and buffers fill early on
   json recording;
   int exit_code = -1;
 };
@@ -225,6 +226,7 @@ done:
   if (first) r.rss_start = first->rss_kib;
   if (!samples.empty()) r.rss_end = samples.back().rss_kib;
   r.rss_slope_kib_per_min = 60.0 * slope(samples, std::min(10.0, seconds / 2));
+  r.rss_late_slope_kib_per_min = 60.0 * slope(samples, seconds / 2);
   std::ifstream summary(out);
   const json j = json::parse(summary, nullptr, false);
   if (!j.is_discarded() && j.contains("recording")) r.recording = j["recording"];
@@ -296,13 +298,14 @@ void print(const RunResult& r, const RunResult* base) {
   fmt::print(
       "{:<12} exit {:>3}  wall {:>6.1f} s  cpu steady {:>6.3f}% of a core (total {:>6.3f}%){}{}  rss {:.0f} "
       "-> "
-      "{:.0f} KiB (max {:.0f}, slope {:+.1f} KiB/min)  {:.0f} samples, {:.3f} bytes/sample, {} bytes, "
+      "{:.0f} KiB (max {:.0f}, slope {:+.1f} KiB/min, second half {:+.1f})  {:.0f} samples, {:.3f} "
+      "bytes/sample, {} bytes, "
       "retained {:.2f}%\n",
       r.name, r.exit_code, r.wall, 100 * r.cpu_steady, 100 * r.cpu_total,
       base && base->cpu_steady > 0 ? fmt::format(" = {:.1f}x baseline", r.cpu_steady / base->cpu_steady) : "",
       r.floor > 0 ? fmt::format(" = {:.2f}x floor", r.cpu_steady / r.floor) : "", r.rss_start, r.rss_end,
-      r.rss_max, r.rss_slope_kib_per_min, samples, rec.value("bytes_per_sample", 0.0),
-      rec.value("file_bytes", 0), 100 * rec.value("retained_share", 1.0));
+      r.rss_max, r.rss_slope_kib_per_min, r.rss_late_slope_kib_per_min, samples,
+      rec.value("bytes_per_sample", 0.0), rec.value("file_bytes", 0), 100 * rec.value("retained_share", 1.0));
   if (r.floor > 0)
     fmt::print(
         "{:<12} floor beside it: {:.3f}% of a core (waking every interval and reading the {} files it "
@@ -320,6 +323,7 @@ json to_json(const RunResult& r) {
           {"rss_kib_end", r.rss_end},
           {"rss_kib_max", r.rss_max},
           {"rss_slope_kib_per_min", r.rss_slope_kib_per_min},
+          {"rss_late_slope_kib_per_min", r.rss_late_slope_kib_per_min},
           {"floor_cpu_cores", r.floor},
           {"floor_files", r.floor_files},
           {"recording", r.recording}};
