@@ -1,19 +1,22 @@
 // Benchmark of `cann-debug collect`: CPU overhead (user+sys seconds per wall second), RSS over time and
 // bytes per sample with every sampler at 10 ms on fixture trees and the fake vendor libraries, against a
-// baseline collector (procfs alone at 1 s) measured in the same run.
+// baseline collector (procfs alone at 1 s) and a floor measured in the same run.
 //
 //   cann_debug_bench_collect [--seconds 600] [--interval 10ms] [--devices 8] [--baseline-seconds 60]
 //                            [--json FILE] [--smoke] [--setup-only DIR]
+//                            [--binary PATH] [--source-dir DIR] [--fakes DIR]
 //
 // Three collectors run one after the other: the baseline, every sampler recording every sample, and every
 // sampler with --compress. Each is sampled once a second from /proc/<pid>: steady CPU is measured from the
-// 5th second to the last, RSS growth as the least-squares slope from the 10th second on. A fourth run, the
-// floor, is no collector: a bare loop that wakes at the same interval and reads (pread from offset 0) the
-// files the every-sampler collector keeps open, and nothing else: the cost of waking and of the kernel
-// making those files' text, which no collector reading them at that rate can go below. --smoke (CI) runs
-// a few seconds each and asserts nothing: it proves the benchmark still runs. --setup-only DIR writes the
-// fixture tree and the fake libraries' scripts into DIR and prints the environment and command of the
-// every-sampler collector, to profile it by hand (perf, strace).
+// 5th second to the last, RSS growth as the least-squares slope from the 10th second on (and over the
+// second half). Beside each every-sampler collector, from its 5th second, runs the floor: no collector, a
+// bare loop that wakes at the same interval and reads (pread from offset 0) the files the collector keeps
+// open, and nothing else: the cost of waking and of the kernel making those files' text, which no collector
+// reading them at that rate can go below. --smoke (CI) runs a few seconds each and asserts nothing: it
+// proves the benchmark still runs. --setup-only DIR writes the fixture tree and the fake libraries' scripts
+// into DIR and prints the environment and command of the every-sampler collector, to profile it by hand
+// (perf, strace). --binary, --source-dir (for tests/data) and --fakes (a directory with libdcmi.so and
+// libnvidia-ml.so) run a copy of the build on another machine.
 #include <fcntl.h>
 #include <signal.h>
 #include <spawn.h>
@@ -42,8 +45,12 @@ using nlohmann::json;
 
 namespace {
 
-const std::string kBinary = std::string(CANN_DEBUG_BINARY_DIR) + "/bin/cann-debug";
-const std::string kSource = CANN_DEBUG_SOURCE_DIR;
+// Where the collector, the fixture trees and the fake libraries are: the build's own paths, or others given
+// with --binary, --source-dir and --fakes (to run a copy of the build on another machine).
+std::string kBinary = std::string(CANN_DEBUG_BINARY_DIR) + "/bin/cann-debug";
+std::string kSource = CANN_DEBUG_SOURCE_DIR;
+std::string kFakeDcmi = FAKE_DCMI_LIBRARY;
+std::string kFakeNvml = FAKE_NVML_LIBRARY;
 
 struct ProcSample {
   double t = 0;            // seconds since start
@@ -354,10 +361,18 @@ int main(int argc, char** argv) {
       smoke = true;
     else if (a == "--setup-only")
       setup_dir = value();
-    else {
+    else if (a == "--binary")
+      kBinary = value();
+    else if (a == "--source-dir")
+      kSource = value();
+    else if (a == "--fakes") {  // a directory holding libdcmi.so and libnvidia-ml.so
+      const std::string fakes = value();
+      kFakeDcmi = fakes + "/libdcmi.so";
+      kFakeNvml = fakes + "/libnvidia-ml.so";
+    } else {
       fmt::print(stderr,
                  "usage: {} [--seconds S] [--baseline-seconds S] [--interval D] [--devices N] [--json FILE] "
-                 "[--smoke] [--setup-only DIR]\n",
+                 "[--smoke] [--setup-only DIR] [--binary PATH] [--source-dir DIR] [--fakes DIR]\n",
                  argv[0]);
       return 2;
     }
@@ -390,19 +405,19 @@ int main(int argc, char** argv) {
                                         "--set",
                                         "ddr.backends=[resctrl,meminfo,dcmi]",
                                         "--set",
-                                        std::string("ddr.dcmi_library=") + FAKE_DCMI_LIBRARY,
+                                        "ddr.dcmi_library=" + kFakeDcmi,
                                         "--set",
-                                        std::string("ascend_chip.library=") + FAKE_DCMI_LIBRARY,
+                                        "ascend_chip.library=" + kFakeDcmi,
                                         "--set",
-                                        std::string("hccs.library=") + FAKE_DCMI_LIBRARY,
+                                        "hccs.library=" + kFakeDcmi,
                                         "--set",
                                         "hccs.bandwidth_window=1ms",
                                         "--set",
                                         "roce.root=" + kSource + "/tests/data/samplers/roce",
                                         "--set",
-                                        std::string("roce.library=") + FAKE_DCMI_LIBRARY,
+                                        "roce.library=" + kFakeDcmi,
                                         "--set",
-                                        std::string("nvml.library=") + FAKE_NVML_LIBRARY};
+                                        "nvml.library=" + kFakeNvml};
   if (!setup_dir.empty()) {
     std::string command = fmt::format("CANN_DEBUG_FAKE_DCMI_SCRIPT={} CANN_DEBUG_FAKE_NVML_SCRIPT={} {}",
                                       (dir / "dcmi.json").string(), (dir / "nvml.json").string(), kBinary);
