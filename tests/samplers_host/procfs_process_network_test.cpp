@@ -243,6 +243,45 @@ TEST(ProcfsNetwork, CounterWrapIsCountedAndResetIsSkipped) {
   EXPECT_DOUBLE_EQ(value(b[3], "host.network.rx_bandwidth", eth0), 500.0);
 }
 
+TEST(ProcfsNetwork, InterfaceThatWentAwayIsCheckedAtTheRelistAndStartsAfreshWhenBack) {
+  TempDir root("procfs-host");
+  install("t0", root.path());
+  const fs::path eth0_dir = root / "sys/class/net/eth0";
+  const fs::path stats = eth0_dir / "statistics";
+  Harness h(procfs_factory(), {{"root", root.path().string()}, {"interfaces", {"eth0"}}});
+  h.host.clock_ns = kT0;
+  h.component().start();
+  auto poll = [&] {
+    h.component().poll(h.out);
+    h.host.clock_ns += kTwoSeconds;
+  };
+  write_file(stats / "rx_bytes", "1000000\n");
+  poll();  // t0: primes
+  write_file(stats / "rx_bytes", "1002000\n");
+  poll();  // t0 + 2 s: 1000 bytes/s
+  fs::remove_all(eth0_dir);
+  poll();  // t0 + 4 s: its files are kept open; the interface is checked again at the 5 s re-list
+  poll();  // t0 + 6 s: found gone, its counters forgotten
+  write_file(stats / "rx_bytes", "500\n");  // re-created, counting from zero again
+  for (const char* c :
+       {"tx_bytes", "rx_packets", "tx_packets", "rx_dropped", "tx_dropped", "rx_errors", "tx_errors"})
+    write_file(stats / c, "0\n");
+  poll();  // t0 + 8 s: primes afresh (no rate from 1002000 down to 500)
+  write_file(stats / "rx_bytes", "2500\n");
+  poll();  // t0 + 10 s: 1000 bytes/s from the new base
+  const auto b = h.outputs_of<MetricBatch>(0);
+  ASSERT_EQ(b.size(), 6u);
+  const Labels eth0 = {{"interface", "eth0"}};
+  EXPECT_DOUBLE_EQ(value(b[1], "host.network.rx_bandwidth", eth0), 1000.0);
+  EXPECT_FALSE(find(b[3], "host.network.rx_bandwidth", eth0));
+  EXPECT_FALSE(find(b[4], "host.network.rx_bandwidth", eth0));
+  EXPECT_DOUBLE_EQ(value(b[5], "host.network.rx_bandwidth", eth0), 1000.0);
+  int notes = 0;
+  for (const auto& [level, line] : h.host.log.lines)
+    notes += line.find("'eth0' not found") != std::string::npos;
+  EXPECT_EQ(notes, 1);
+}
+
 TEST(ProcFiles, PidStatWithBlanksAndParenthesesInComm) {
   const auto s = procfs_detail::parse_pid_stat(
       "77 (a) b) (c) R 1 77 77 0 -1 0 0 0 0 0 11 22 0 0 20 0 3 0 444 0 0 18446744073709551615");
