@@ -3,6 +3,7 @@
 #pragma once
 
 #include <charconv>
+#include <cstdint>
 #include <optional>
 #include <string_view>
 #include <system_error>
@@ -44,6 +45,22 @@ std::optional<T> to_number(std::string_view field) {
   const auto [end, ec] = std::from_chars(field.data(), field.data() + field.size(), value);
   if (ec != std::errc() || end != field.data() + field.size()) return std::nullopt;
   return value;
+}
+
+/// Walks "Key:   123 kB" lines (/proc/meminfo, /proc/<pid>/status): calls use(key, value) for every line
+/// whose first field after the colon is a number, the value in bytes when the unit is kB and as written
+/// otherwise (counts such as HugePages_Total). Keys are without the colon.
+template <typename Use>
+void for_each_meminfo_line(std::string_view text, Use&& use) {
+  while (!text.empty()) {
+    std::string_view line = next_line(text);
+    const auto colon = line.find(':');
+    if (colon == std::string_view::npos) continue;
+    std::string_view rest = line.substr(colon + 1);
+    const auto v = to_number<std::uint64_t>(next_field(rest));
+    if (!v) continue;
+    use(line.substr(0, colon), next_field(rest) == "kB" ? *v * 1024 : *v);
+  }
 }
 
 }  // namespace cann_debug::plugins::sampler_support

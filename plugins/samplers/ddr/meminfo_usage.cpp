@@ -12,22 +12,10 @@ namespace cann_debug::plugins::ddr_detail {
 
 namespace ss = sampler_support;
 
-void for_each_meminfo(std::string_view text,
-                      const std::function<void(std::string_view, std::uint64_t)>& use) {
-  while (!text.empty()) {
-    std::string_view line = ss::next_line(text);
-    const auto colon = line.find(':');
-    if (colon == std::string_view::npos) continue;
-    std::string_view rest = line.substr(colon + 1);
-    const auto v = ss::to_number<std::uint64_t>(ss::next_field(rest));
-    if (!v) continue;
-    use(line.substr(0, colon), ss::next_field(rest) == "kB" ? *v * 1024 : *v);
-  }
-}
-
 std::map<std::string, std::uint64_t, std::less<>> parse_meminfo(std::string_view text) {
   std::map<std::string, std::uint64_t, std::less<>> values;
-  for_each_meminfo(text, [&](std::string_view key, std::uint64_t v) { values[std::string(key)] = v; });
+  ss::for_each_meminfo_line(text,
+                            [&](std::string_view key, std::uint64_t v) { values[std::string(key)] = v; });
   return values;
 }
 
@@ -45,7 +33,7 @@ void MeminfoUsage::sample(std::int64_t, ss::FrameBuilder& frame, Logger*) {
   const auto text = file_.read();
   if (!text) throw std::runtime_error(fmt::format("ddr: cannot read {}", file_.path()));
   std::optional<std::uint64_t> total, available, cached, dirty;
-  for_each_meminfo(*text, [&](std::string_view key, std::uint64_t v) {
+  ss::for_each_meminfo_line(*text, [&](std::string_view key, std::uint64_t v) {
     if (key == "MemTotal")
       total = v;
     else if (key == "MemAvailable")

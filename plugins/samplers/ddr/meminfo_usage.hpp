@@ -2,7 +2,6 @@
 #pragma once
 
 #include <cstdint>
-#include <functional>
 #include <map>
 #include <string>
 #include <string_view>
@@ -12,10 +11,9 @@
 
 namespace cann_debug::plugins::ddr_detail {
 
-/// "Key:  123 kB" lines -> key -> value in bytes (values without "kB" are counts, kept as they are).
+/// "Key:  123 kB" lines -> key -> value in bytes (values without "kB" are counts, kept as they are); the
+/// sampler itself walks the lines with sampler_support::for_each_meminfo_line, without building a map.
 std::map<std::string, std::uint64_t, std::less<>> parse_meminfo(std::string_view text);
-/// The same, one call of `use(key, value)` per line, without building a map.
-void for_each_meminfo(std::string_view text, const std::function<void(std::string_view, std::uint64_t)>& use);
 
 /// "" when <root>/proc/meminfo has MemTotal, else why not.
 std::string meminfo_unavailable_reason(const std::string& root);

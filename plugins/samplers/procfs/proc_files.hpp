@@ -87,24 +87,20 @@ inline bool parse_stat(std::istream& in, StatSnapshot& out) {
 
 /// Parses /proc/meminfo ("MemTotal:       24684084 kB").
 inline MemInfo parse_meminfo(std::string_view text) {
-  namespace ss = sampler_support;
   MemInfo m;
-  while (!text.empty()) {
-    std::string_view line = ss::next_line(text);
-    const std::string_view name = ss::next_field(line);
-    const auto kb = ss::to_number<std::uint64_t>(ss::next_field(line));
-    if (!kb) continue;
-    if (name == "MemTotal:")
-      m.total_kb = *kb;
-    else if (name == "MemAvailable:")
-      m.available_kb = *kb;
-    else if (name == "MemFree:")
-      m.free_kb = *kb;
-    else if (name == "Buffers:")
-      m.buffers_kb = *kb;
-    else if (name == "Cached:")
-      m.cached_kb = *kb;
-  }
+  sampler_support::for_each_meminfo_line(text, [&](std::string_view key, std::uint64_t bytes) {
+    const std::uint64_t kb = bytes / 1024;
+    if (key == "MemTotal")
+      m.total_kb = kb;
+    else if (key == "MemAvailable")
+      m.available_kb = kb;
+    else if (key == "MemFree")
+      m.free_kb = kb;
+    else if (key == "Buffers")
+      m.buffers_kb = kb;
+    else if (key == "Cached")
+      m.cached_kb = kb;
+  });
   return m;
 }
 inline MemInfo parse_meminfo(std::istream& in) {
