@@ -36,6 +36,22 @@ inline char* put_f64(char* p, double v) {
     return put_fixed(p, bits, 8);
   }
 }
+/// A double as the XOR of its bits with `previous` (the same series' last value in the chunk): a control
+/// byte (low nibble: leading zero bytes of the XOR, 0-8; high nibble: trailing zero bytes) and the bytes in
+/// between, least significant first. An unchanged value is the one byte 0x08; a value that moved in its
+/// low mantissa bits keeps its sign, exponent and high mantissa bytes out. At most 9 bytes.
+inline constexpr std::size_t kMaxXorDoubleBytes = 9;
+inline char* put_xor_f64(char* p, std::uint64_t bits, std::uint64_t previous) {
+  const std::uint64_t x = bits ^ previous;
+  if (x == 0) {
+    *p++ = 0x08;
+    return p;
+  }
+  const int lead = std::countl_zero(x) / 8, trail = std::countr_zero(x) / 8;
+  *p++ = static_cast<char>(lead | (trail << 4));
+  return put_fixed(p, x >> (8 * trail), 8 - lead - trail);
+}
+
 /// Zig-zag: small magnitudes of either sign become small unsigned numbers.
 inline std::uint64_t zigzag(std::int64_t v) {
   return (static_cast<std::uint64_t>(v) << 1) ^ static_cast<std::uint64_t>(v >> 63);
@@ -106,6 +122,16 @@ class ByteReader {
     return static_cast<std::int64_t>((z >> 1) ^ (~(z & 1) + 1));
   }
   std::string_view str() { return take(static_cast<std::size_t>(varint())); }
+  /// The bits of a double written by put_xor_f64 against `previous`.
+  std::uint64_t xor_f64_bits(std::uint64_t previous) {
+    const auto control = u8();
+    const int lead = control & 0x0f, trail = control >> 4;
+    if (lead > 8 || (lead == 8) != (control == 0x08) || (lead < 8 && lead + trail >= 8))
+      throw DecodeError("bad packed double control byte " + std::to_string(control) + " at offset " +
+                        std::to_string(pos_ - 1));
+    if (lead == 8) return previous;
+    return previous ^ (fixed(8 - lead - trail) << (8 * trail));
+  }
   std::string_view take(std::size_t n) {
     if (n > in_.size() - pos_)
       throw DecodeError("record runs past the end of its block at offset " + std::to_string(pos_) +
@@ -118,6 +144,7 @@ class ByteReader {
 
  private:
   std::uint64_t fixed(int n) {
+    if (n == 0) return 0;
     auto s = take(static_cast<std::size_t>(n));
     std::uint64_t v = 0;
     for (int i = 0; i < n; ++i) v |= static_cast<std::uint64_t>(static_cast<unsigned char>(s[i])) << (8 * i);

@@ -2,11 +2,12 @@
 // docs/recording-format.md is the specification; this header holds its constants and the decoded forms.
 //
 //   file    := header chunk* [index footer]
-//   header  := magic "\x89CDR\r\n\x1a\n" | u32 version (1) | u32 flags | i64 created_ns | u32 meta_len |
+//   header  := magic "\x89CDR\r\n\x1a\n" | u32 version (2; 1 is read too) | u32 flags | i64 created_ns | u32
+//   meta_len |
 //              meta (JSON: command, sources, interval, host, retention settings)
 //   chunk   := u32 'CDCK' | u32 compressed_size | u32 raw_size | u32 samples | u32 summaries | u32 reserved |
 //              i64 first_ns | i64 last_ns | zstd frame (with content checksum) of `raw_size` bytes of records
-//   records := (0x01 series | 0x02 sample | 0x03 summary)*
+//   records := (0x01 series | 0x02 sample | 0x03 summary | 0x04 packed sample)*
 //   index   := u32 'CDIX' | u32 compressed_size | u32 raw_size | zstd frame of the index JSON
 //   footer  := u64 index_offset | u64 index_size | magic "CDRINDEX"
 //
@@ -27,7 +28,9 @@ inline constexpr std::string_view kFileMagic{
     "CDR\r\n\x1a\n",
     8};
 inline constexpr std::string_view kFooterMagic{"CDRINDEX", 8};
-inline constexpr std::uint32_t kVersion = 1;
+/// Written: 2 (packed samples). Read: 1 and 2.
+inline constexpr std::uint32_t kVersion = 2;
+inline constexpr std::uint32_t kOldestReadableVersion = 1;
 inline constexpr std::uint32_t kChunkMagic = 0x4b434443;  // "CDCK" little-endian
 inline constexpr std::uint32_t kIndexMagic = 0x58494443;  // "CDIX"
 inline constexpr std::size_t kHeaderFixedSize = 28;       // magic .. meta_len
@@ -39,7 +42,7 @@ inline constexpr std::uint32_t kMaxBlockSize = 256u << 20;
 /// Header flags.
 inline constexpr std::uint32_t kFlagRetention = 1;  // written with anomaly-window retention (--compress)
 
-enum class RecordKind : std::uint8_t { kSeries = 1, kSample = 2, kSummary = 3 };
+enum class RecordKind : std::uint8_t { kSeries = 1, kSample = 2, kSummary = 3, kPackedSample = 4 };
 
 /// A series: one metric name with one set of labels and correlation keys. Defined once, before its
 /// first sample, by a series record:
@@ -52,9 +55,14 @@ struct SeriesInfo {
   CorrelationKey key;  // without timestamp
 };
 
-/// Full-resolution values taken at one instant:
+/// Full-resolution values taken at one instant (version 1; still read):
 ///   0x02 | svarint (ts - previous ts in this chunk; the chunk's first_ns for the first) | varint n |
 ///   n x (varint series id | f64 value)
+/// The same, packed (version 2, what the writer writes):
+///   0x04 | svarint (ts - previous ts) | varint n |
+///   n x (svarint (id - (previous id in this record + 1); the first against id 0) |
+///        value XOR'd with the series' previous value in this chunk (0 before its first): see put_xor_f64)
+/// A chunk never depends on another: every series starts from 0 in each chunk.
 /// Downsampled stretch of one series, written with retention where nothing stood out:
 ///   0x03 | varint series id | svarint (start - previous ts) | varint (end - start) | varint count |
 ///   f64 mean | f64 min | f64 max

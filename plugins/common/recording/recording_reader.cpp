@@ -2,6 +2,7 @@
 
 #include <zstd.h>
 
+#include <cstring>
 #include <filesystem>
 #include <stdexcept>
 
@@ -45,10 +46,10 @@ RecordingReader::RecordingReader(std::string path) : path_(std::move(path)), in_
   header_.flags = r.u32();
   header_.created_ns = r.i64();
   const std::uint32_t meta_len = r.u32();
-  if (header_.version != kVersion)
+  if (header_.version < kOldestReadableVersion || header_.version > kVersion)
     throw std::runtime_error(
-        fmt::format("{}: byte 8: recording format version {}, this build reads version {}", path_,
-                    header_.version, kVersion));
+        fmt::format("{}: byte 8: recording format version {}, this build reads versions {} to {}", path_,
+                    header_.version, kOldestReadableVersion, kVersion));
   auto meta = meta_len <= kMaxBlockSize ? read_at(kHeaderFixedSize, meta_len) : std::nullopt;
   if (!meta)
     throw std::runtime_error(fmt::format(
@@ -171,6 +172,7 @@ DecodedChunk RecordingReader::decode(std::uint64_t offset, std::string_view raw,
   out.last_ns = last_ns;
   ByteReader r(raw);
   TimestampNs prev = first_ns;
+  std::vector<std::uint64_t> last_bits;  // packed samples: each series' last value in this chunk
   auto series_at = [&](std::uint64_t id) -> const SeriesInfo& {
     if (id >= series_.size() || series_[id].name.empty())
       throw DecodeError(
@@ -206,6 +208,27 @@ DecodedChunk RecordingReader::decode(std::uint64_t offset, std::string_view raw,
           p.key = s.key;
           p.key.timestamp_ns = prev;
           p.value = r.f64();
+          out.points.push_back(std::move(p));
+        }
+        break;
+      }
+      case RecordKind::kPackedSample: {
+        prev += r.svarint();
+        const std::uint64_t n = r.varint();
+        std::uint64_t expected = 0;
+        for (std::uint64_t i = 0; i < n; ++i) {
+          const std::uint64_t id = expected + static_cast<std::uint64_t>(r.svarint());
+          const SeriesInfo& s = series_at(id);
+          expected = id + 1;
+          if (id >= last_bits.size()) last_bits.resize(id + 1, 0);
+          last_bits[id] = r.xor_f64_bits(last_bits[id]);
+          MetricPoint p;
+          p.name = s.name;
+          p.unit = s.unit;
+          p.labels = s.labels;
+          p.key = s.key;
+          p.key.timestamp_ns = prev;
+          std::memcpy(&p.value, &last_bits[id], sizeof p.value);
           out.points.push_back(std::move(p));
         }
         break;

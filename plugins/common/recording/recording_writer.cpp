@@ -4,6 +4,7 @@
 #include <unistd.h>
 #include <zstd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <iterator>
@@ -132,15 +133,25 @@ void RecordingWriter::add_sample(TimestampNs ts,
 void RecordingWriter::write_pending() {
   if (pending_.empty()) return;
   // Sized once for the worst case, encoded through a pointer, trimmed after: this runs for every value
-  // the collector records.
+  // the collector records. Packed: ids as steps from the previous one (a frame's series are mostly
+  // consecutive: one byte), values XOR'd with the series' previous value in this chunk (unchanged: one byte).
   const std::size_t start = chunk_.size();
-  chunk_.resize(start + 1 + 2 * kMaxVarintBytes + pending_.size() * (kMaxVarintBytes + 8));
+  chunk_.resize(start + 1 + 2 * kMaxVarintBytes + pending_.size() * (kMaxVarintBytes + kMaxXorDoubleBytes));
   char* p = chunk_.data() + start;
-  *p++ = static_cast<char>(RecordKind::kSample);
+  *p++ = static_cast<char>(RecordKind::kPackedSample);
   p = put_varint(p, zigzag(pending_ts_ - chunk_prev_));
   chunk_prev_ = pending_ts_;
   p = put_varint(p, pending_.size());
-  for (const auto& [id, value] : pending_) p = put_f64(put_varint(p, id), value);
+  std::uint64_t expected = 0;
+  for (const auto& [id, value] : pending_) {
+    p = put_varint(p, zigzag(static_cast<std::int64_t>(id - expected)));
+    expected = id + 1;
+    if (id >= last_bits_.size()) last_bits_.resize(std::max<std::size_t>(id + 1, series_.size()), 0);
+    std::uint64_t bits = 0;
+    std::memcpy(&bits, &value, sizeof bits);
+    p = put_xor_f64(p, bits, last_bits_[id]);
+    last_bits_[id] = bits;
+  }
   chunk_.resize(static_cast<std::size_t>(p - chunk_.data()));
   chunk_samples_ += pending_.size();
   pending_.clear();
@@ -206,6 +217,7 @@ void RecordingWriter::flush() {
   totals_.raw_bytes += chunk_.size();
   ++totals_.chunks;
   chunk_.clear();
+  std::fill(last_bits_.begin(), last_bits_.end(), 0);  // the next chunk decodes on its own
   chunk_samples_ = chunk_summaries_ = 0;
   chunk_first_ = chunk_last_ = kNoTimestamp;
   chunk_prev_ = 0;

@@ -93,6 +93,7 @@ class RecordingWriter {
   std::string key_scratch_;
   TimestampNs pending_ts_ = 0;
   std::vector<std::pair<std::uint64_t, double>> pending_;  // values of one instant not yet encoded
+  std::vector<std::uint64_t> last_bits_;  // per series id: its last value's bits in this chunk (0 at start)
   std::uint64_t chunk_samples_ = 0, chunk_summaries_ = 0;
   TimestampNs chunk_first_ = kNoTimestamp, chunk_last_ = kNoTimestamp, chunk_prev_ = 0;
   std::chrono::steady_clock::time_point chunk_opened_{};
