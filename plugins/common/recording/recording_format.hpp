@@ -2,9 +2,8 @@
 // docs/recording-format.md is the specification; this header holds its constants and the decoded forms.
 //
 //   file    := header chunk* [index footer]
-//   header  := magic "\x89CDR\r\n\x1a\n" | u32 version (2; 1 is read too) | u32 flags | i64 created_ns | u32
-//   meta_len |
-//              meta (JSON: command, sources, interval, host, retention settings)
+//   header  := magic "\x89CDR\r\n\x1a\n" | u32 version (2; 1 is read too) | u32 flags | i64 created_ns |
+//              u32 meta_len | meta (JSON: command, sources, interval, host, retention settings)
 //   chunk   := u32 'CDCK' | u32 compressed_size | u32 raw_size | u32 samples | u32 summaries | u32 reserved |
 //              i64 first_ns | i64 last_ns | zstd frame (with content checksum) of `raw_size` bytes of records
 //   records := (0x01 series | 0x02 sample | 0x03 summary | 0x04 packed sample)*
@@ -54,6 +53,18 @@ struct SeriesInfo {
   Labels labels;
   CorrelationKey key;  // without timestamp
 };
+
+/// A value of series `s` taken at `ts`, as a metric point (what readers of a recording give out).
+inline MetricPoint point_of(const SeriesInfo& s, TimestampNs ts, double value) {
+  MetricPoint p;
+  p.name = s.name;
+  p.unit = s.unit;
+  p.labels = s.labels;
+  p.key = s.key;
+  p.key.timestamp_ns = ts;
+  p.value = value;
+  return p;
+}
 
 /// Full-resolution values taken at one instant (version 1; still read):
 ///   0x02 | svarint (ts - previous ts in this chunk; the chunk's first_ns for the first) | varint n |

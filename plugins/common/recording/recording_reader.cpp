@@ -179,16 +179,6 @@ DecodedChunk RecordingReader::decode(std::uint64_t offset, std::string_view raw,
           fmt::format("offset {} in the chunk: series {} used before it was defined", r.offset(), id));
     return series_[id];
   };
-  auto add_point = [&](const SeriesInfo& s, double value) {
-    MetricPoint p;
-    p.name = s.name;
-    p.unit = s.unit;
-    p.labels = s.labels;
-    p.key = s.key;
-    p.key.timestamp_ns = prev;
-    p.value = value;
-    out.points.push_back(std::move(p));
-  };
   while (!r.done()) {
     const auto kind = static_cast<RecordKind>(r.u8());
     switch (kind) {
@@ -211,7 +201,7 @@ DecodedChunk RecordingReader::decode(std::uint64_t offset, std::string_view raw,
         const std::uint64_t n = r.varint();
         for (std::uint64_t i = 0; i < n; ++i) {
           const SeriesInfo& s = series_at(r.varint());
-          add_point(s, r.f64());
+          out.points.push_back(point_of(s, prev, r.f64()));
         }
         break;
       }
@@ -225,7 +215,7 @@ DecodedChunk RecordingReader::decode(std::uint64_t offset, std::string_view raw,
           expected = id + 1;
           if (id >= last_bits.size()) last_bits.resize(id + 1, 0);
           last_bits[id] = r.xor_f64_bits(last_bits[id]);
-          add_point(s, std::bit_cast<double>(last_bits[id]));
+          out.points.push_back(point_of(s, prev, std::bit_cast<double>(last_bits[id])));
         }
         break;
       }

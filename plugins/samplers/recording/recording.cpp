@@ -115,14 +115,7 @@ class RecordingSource final : public readers::ItemSource {
       if (summaries_ == "skip" || summary_only_) continue;
       const auto& series = reader_->series()[s.series];
       auto point = [&](TimestampNs ts, double value) {
-        MetricPoint p;
-        p.name = series.name;
-        p.unit = series.unit;
-        p.labels = series.labels;
-        p.key = series.key;
-        p.key.timestamp_ns = ts;
-        p.value = value;
-        out.metrics.push_back(std::move(p));
+        out.metrics.push_back(recording::point_of(series, ts, value));
       };
       if (summaries_ == "mean") {
         point(s.start_ns + (s.end_ns - s.start_ns) / 2, s.mean);
