@@ -38,6 +38,8 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "cann_debug/options.hpp"
+
 extern char** environ;
 
 namespace fs = std::filesystem;
@@ -124,12 +126,16 @@ std::vector<std::string> open_files(pid_t pid) {
 struct Floor {
   pid_t pid = -1;
   std::chrono::steady_clock::time_point t0;
-  std::size_t files = 0;
 };
+
+/// User + system seconds of a finished child.
+double cpu_seconds(const rusage& usage) {
+  return static_cast<double>(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) +
+         static_cast<double>(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) * 1e-6;
+}
 
 Floor start_floor(const std::vector<std::string>& files, std::int64_t interval_ns, double seconds) {
   Floor f;
-  f.files = files.size();
   f.t0 = std::chrono::steady_clock::now();
   f.pid = ::fork();
   if (f.pid == 0) {
@@ -158,18 +164,7 @@ std::optional<double> finish_floor(const Floor& f) {
   ::wait4(f.pid, &status, 0, &usage);
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - f.t0).count();
   if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || wall <= 0) return std::nullopt;
-  return (static_cast<double>(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) +
-          static_cast<double>(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) * 1e-6) /
-         wall;
-}
-
-/// "10ms", "1s", "250us" -> nanoseconds (the benchmark's own --interval; 0 when not understood).
-std::int64_t parse_interval_ns(const std::string& text) {
-  std::size_t used = 0;
-  const double v = std::stod(text, &used);
-  const std::string unit = text.substr(used);
-  const double scale = unit == "s" ? 1e9 : unit == "ms" ? 1e6 : unit == "us" ? 1e3 : unit == "ns" ? 1 : 0;
-  return static_cast<std::int64_t>(v * scale);
+  return cpu_seconds(usage) / wall;
 }
 
 RunResult run_collector(const std::string& name, std::vector<std::string> args, double seconds,
@@ -217,9 +212,7 @@ done:
   r.wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
   if (auto f = finish_floor(floor)) r.floor = *f;
-  r.cpu_total = (static_cast<double>(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) +
-                 static_cast<double>(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) * 1e-6) /
-                r.wall;
+  r.cpu_total = cpu_seconds(usage) / r.wall;
   // Steady state: from the 5th second (plugins loaded, first chunks written) to the last reading.
   const ProcSample* first = nullptr;
   for (const auto& s : samples)
@@ -436,7 +429,8 @@ int main(int argc, char** argv) {
       {"collect", "--sources", "procfs", "--interval", "1s", "--set", "procfs.root=" + host.string()},
       baseline_seconds, dir);
   print(base, nullptr);
-  const std::int64_t interval_ns = parse_interval_ns(interval);
+  // The floor wakes at the collectors' interval, read as collect reads --interval (0: no floor).
+  const std::int64_t interval_ns = cann_debug::parse_duration_ns(interval).value_or(0);
   const RunResult raw = run_collector("all_raw", all, seconds, dir, interval_ns);
   print(raw, &base);
   const RunResult kept = run_collector("all_compress", compressed, seconds, dir, interval_ns);
