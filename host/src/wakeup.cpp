@@ -5,7 +5,6 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <cerrno>
 #include <cstdint>
 #include <thread>
 
@@ -25,21 +24,21 @@ void Wakeup::wake_all() const noexcept {
   [[maybe_unused]] const ssize_t n = ::write(event_fd_, &one, sizeof one);  // never read: stays readable
 }
 
-bool Wakeup::nap_until(std::chrono::steady_clock::time_point until) const {
+void Wakeup::nap_until(std::chrono::steady_clock::time_point until) const {
   using namespace std::chrono;
   const auto now = steady_clock::now();
-  if (now >= until) return false;
+  if (now >= until) return;
   auto wait = duration_cast<nanoseconds>(until - now);
   if (interrupt_fd_ < 0) wait = std::min<nanoseconds>(wait, fallback_period);
   if (event_fd_ < 0) {  // no eventfd (out of descriptors): sleep in short steps as before
     std::this_thread::sleep_for(std::min<nanoseconds>(wait, fallback_period));
-    return false;
+    return;
   }
   pollfd fds[2] = {{event_fd_, POLLIN, 0}, {interrupt_fd_, POLLIN, 0}};
   const timespec timeout{static_cast<time_t>(wait.count() / 1'000'000'000),
                          static_cast<long>(wait.count() % 1'000'000'000)};
-  const int n = ::ppoll(fds, interrupt_fd_ >= 0 ? 2 : 1, &timeout, nullptr);
-  return n > 0;  // n < 0 (EINTR: a signal) returns early too; the caller looks at its flags and naps again
+  // A signal (EINTR) ends the nap early too; the caller looks at its flags and naps again.
+  ::ppoll(fds, interrupt_fd_ >= 0 ? 2 : 1, &timeout, nullptr);
 }
 
 }  // namespace cann_debug::host

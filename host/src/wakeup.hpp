@@ -20,10 +20,10 @@ class Wakeup {
 
   /// Wakes every nap, now and later (async-signal-safe).
   void wake_all() const noexcept;
-  /// Sleeps until `until` or until woken (wake_all, or the interrupt descriptor became readable); returns
-  /// true if woken. Without an interrupt descriptor it returns every `fallback_period` so the caller can
-  /// look at its flags.
-  bool nap_until(std::chrono::steady_clock::time_point until) const;
+  /// Sleeps until `until` or until woken (wake_all, or the interrupt descriptor became readable). Without
+  /// an interrupt descriptor it returns every `fallback_period` so the caller can look at its flags; the
+  /// caller loops until its deadline or flags say stop.
+  void nap_until(std::chrono::steady_clock::time_point until) const;
 
   static constexpr std::chrono::milliseconds fallback_period{20};
 

@@ -47,7 +47,7 @@ std::optional<T> to_number(std::string_view field) {
   return value;
 }
 
-/// Walks "Key:   123 kB" lines (/proc/meminfo, /proc/<pid>/status): calls use(key, value) for every line
+/// Walks "Key:   123 kB" lines (/proc/meminfo for procfs and ddr): calls use(key, value) for every line
 /// whose first field after the colon is a number, the value in bytes when the unit is kB and as written
 /// otherwise (counts such as HugePages_Total). Keys are without the colon.
 template <typename Use>
