@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <set>
 
 #include "ascend_test_support.hpp"
 #include "dcmi/dcmi_api.hpp"
@@ -18,6 +19,7 @@ using test::TempDir;
 using test::write_file;
 using ::testing::HasSubstr;
 
+constexpr TimestampNs kOneSecond = 1'000'000'000;
 const std::string kFakeHccnTool = std::string(FAKE_TOOLS_DIR) + "/hccn_tool";
 
 void install_fixture(const TempDir& root) {
@@ -87,6 +89,31 @@ TEST(Roce, Legacy32BitWrapCountsAcrossAndResetGivesNoSpike) {
   EXPECT_DOUBLE_EQ(value(b[0], "roce.port.symbol_errors.delta", {{"nic", "mlx5_0"}}), 10);
   EXPECT_FALSE(find(b[0], "roce.port.tx_packets", {{"nic", "mlx5_0"}}));
   EXPECT_FALSE(find(b[0], "roce.port.tx_packets.delta", {{"nic", "mlx5_0"}}));
+}
+
+TEST(Roce, NicThatAppearsIsReadFromTheNextListingAndOneThatGoesAwayStops) {
+  TempDir root("roce");
+  install_fixture(root);
+  testing::Harness h(roce_factory(), {{"ascend", "off"}, {"root", root.path().string()}});
+  h.component().start();
+  const auto nics_at = [&](std::int64_t t) {
+    h.out.emitted.clear();
+    h.host.clock_ns = t;
+    h.component().poll(h.out);
+    std::set<std::string> nics;
+    for (const auto& emitted : h.out.emitted)
+      for (const auto& p : metric_points_of(emitted.second).points)
+        if (p.name == "roce.port.tx_bytes") nics.insert(p.labels.at("nic"));
+    return nics;
+  };
+  nics_at(kT0);
+  fs::copy(root / "sys/class/infiniband/mlx5_1", root / "sys/class/infiniband/mlx5_2",
+           fs::copy_options::recursive);
+  fs::remove_all(root / "sys/class/infiniband/mlx5_0");
+  // Until the next listing the kept files are read: a removed fixture file still reads its old text.
+  EXPECT_EQ(nics_at(kT0 + kOneSecond), (std::set<std::string>{"mlx5_0", "mlx5_1"}));
+  nics_at(kT0 + 6 * kOneSecond);  // listed again: mlx5_2 primes its counters
+  EXPECT_EQ(nics_at(kT0 + 7 * kOneSecond), (std::set<std::string>{"mlx5_1", "mlx5_2"}));
 }
 
 nlohmann::json netdev(std::uint64_t scale) {

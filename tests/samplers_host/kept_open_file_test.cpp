@@ -1,5 +1,6 @@
 // Tests of the samplers' kept-open files (sampler_support/sysfs_files): a file read many times a second
-// is opened once, and still follows the path when the file behind it goes away or is replaced.
+// is opened once, and still follows the path when the file behind it goes away or is replaced; and of the
+// directory listings that hold such files between re-listings (sampler_support/relisted).
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/wait.h>
@@ -8,6 +9,7 @@
 #include <filesystem>
 #include <string>
 
+#include "sampler_support/relisted.hpp"
 #include "sampler_support/sysfs_files.hpp"
 #include "test_support.hpp"
 
@@ -63,6 +65,18 @@ TEST(KeptOpenFile, ProcfsFileOfAProcessThatExitedCannotBeRead) {
   EXPECT_FALSE(f.read().has_value()) << "the kept descriptor of a reaped process must not give its old text";
 }
 
+TEST(KeptOpenFile, TextLongerThanManyBuffersReadsWholeAndShorterTextAfterIt) {
+  TempDir dir;
+  const std::string long_text(70'000, 'x');
+  write_file(dir.path() / "meminfo", long_text);
+  KeptOpenFile f((dir.path() / "meminfo").string());
+  EXPECT_EQ(f.read(), long_text);
+  write_file(dir.path() / "meminfo", "short\n");
+  EXPECT_EQ(f.read(), "short\n");
+  write_file(dir.path() / "meminfo", "");
+  EXPECT_EQ(f.read(), "");
+}
+
 TEST(AttributeFile, ReadsOneNumberAgainAndGivesNothingForText) {
   TempDir dir;
   write_file(dir.path() / "rx_bytes", "123\n");
@@ -74,6 +88,47 @@ TEST(AttributeFile, ReadsOneNumberAgainAndGivesNothingForText) {
   EXPECT_FALSE(f.read_u64().has_value());
   AttributeFile missing((dir.path() / "nothing").string());
   EXPECT_FALSE(missing.read_u64().has_value());
+}
+
+// An entry that counts how it was made: a kept entry is the same object moved, not a new one.
+struct Made {
+  std::string name;
+  int serial = 0;
+};
+
+TEST(Relisted, KeepsListedEntriesMakesNewOnesDropsGoneOnesAndListsOnlyWhenDue) {
+  std::vector<std::string> there = {"mlx5_0", "mlx5_1"};
+  int lists = 0, made = 0;
+  Relisted<Made> r;
+  auto refresh = [&](std::int64_t now_ns) {
+    r.refresh(
+        now_ns, [&] { return ++lists, there; },
+        [&](const std::string& name) {
+          return Made{name, ++made};
+        });
+  };
+  auto names = [&] {
+    std::vector<std::pair<std::string, int>> out;
+    for (const auto& e : r.entries()) out.emplace_back(e.name, e.serial);
+    return out;
+  };
+  using Got = std::vector<std::pair<std::string, int>>;
+  refresh(1);
+  EXPECT_EQ(names(), (Got{{"mlx5_0", 1}, {"mlx5_1", 2}}));
+  there = {"mlx5_1", "mlx5_2"};
+  refresh(1 + kRelistIntervalNs - 1);  // not due: the listing is not looked at
+  EXPECT_EQ(lists, 1);
+  EXPECT_EQ(names(), (Got{{"mlx5_0", 1}, {"mlx5_1", 2}}));
+  refresh(1 + kRelistIntervalNs);
+  EXPECT_EQ(lists, 2);
+  EXPECT_EQ(names(), (Got{{"mlx5_1", 2}, {"mlx5_2", 3}})) << "mlx5_1 kept, mlx5_2 new, mlx5_0 dropped";
+  there = {"mlx5_0"};
+  refresh(1 + 2 * kRelistIntervalNs);
+  EXPECT_EQ(names(), (Got{{"mlx5_0", 4}})) << "a name that comes back is a new entry";
+  r.forget();
+  EXPECT_TRUE(r.entries().empty());
+  refresh(2 + 2 * kRelistIntervalNs);  // due again at once
+  EXPECT_EQ(names(), (Got{{"mlx5_0", 5}}));
 }
 
 }  // namespace

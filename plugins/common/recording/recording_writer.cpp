@@ -132,12 +132,18 @@ void RecordingWriter::add_sample(TimestampNs ts,
 
 void RecordingWriter::write_pending() {
   if (pending_.empty()) return;
-  // Sized once for the worst case, encoded through a pointer, trimmed after: this runs for every value
-  // the collector records. Packed: ids as steps from the previous one (a frame's series are mostly
-  // consecutive: one byte), values XOR'd with the series' previous value in this chunk (unchanged: one byte).
-  const std::size_t start = chunk_.size();
-  chunk_.resize(start + 1 + 2 * kMaxVarintBytes + pending_.size() * (kMaxVarintBytes + kMaxXorDoubleBytes));
-  char* p = chunk_.data() + start;
+  // Encoded through a pointer into a buffer sized for the worst case, then appended at its real size:
+  // this runs for every value the collector records. Packed: ids as steps from the previous one (a
+  // frame's series are mostly consecutive: one byte), values XOR'd with the series' previous value in
+  // this chunk (unchanged: one byte).
+  const std::size_t worst =
+      1 + 2 * kMaxVarintBytes + pending_.size() * (kMaxVarintBytes + kMaxXorDoubleBytes);
+  if (worst > record_capacity_) {
+    record_capacity_ = std::max(worst, 2 * record_capacity_);
+    record_ = std::make_unique_for_overwrite<char[]>(record_capacity_);
+  }
+  char* const begin = record_.get();
+  char* p = begin;
   *p++ = static_cast<char>(RecordKind::kPackedSample);
   p = put_varint(p, zigzag(pending_ts_ - chunk_prev_));
   chunk_prev_ = pending_ts_;
@@ -152,7 +158,7 @@ void RecordingWriter::write_pending() {
     p = put_xor_f64(p, bits, last_bits_[id]);
     last_bits_[id] = bits;
   }
-  chunk_.resize(static_cast<std::size_t>(p - chunk_.data()));
+  chunk_.append(begin, static_cast<std::size_t>(p - begin));
   chunk_samples_ += pending_.size();
   pending_.clear();
 }

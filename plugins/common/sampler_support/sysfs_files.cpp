@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -91,33 +92,6 @@ std::optional<std::uint64_t> parse_u64_line(std::string_view text) {
   return value;
 }
 
-AttributeFile& AttributeFile::operator=(AttributeFile&& other) noexcept {
-  if (this != &other) {
-    close();
-    path_ = std::move(other.path_);
-    fd_ = std::exchange(other.fd_, -1);
-  }
-  return *this;
-}
-
-void AttributeFile::close() {
-  if (fd_ >= 0) ::close(fd_);
-  fd_ = -1;
-}
-
-std::optional<std::uint64_t> AttributeFile::read_u64() {
-  char buf[64];
-  for (int attempt = 0; attempt < 2; ++attempt) {
-    if (fd_ < 0) fd_ = ::open(path_.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd_ < 0) return std::nullopt;
-    const ssize_t n = ::pread(fd_, buf, sizeof buf, 0);
-    if (n > 0) return parse_u64_line(std::string_view(buf, static_cast<std::size_t>(n)));
-    if (n == 0) return std::nullopt;
-    close();  // a stale descriptor: open the path again once
-  }
-  return std::nullopt;
-}
-
 bool KeptOpenFile::open() {
   fd_ = ::open(path_.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd_ < 0) return false;
@@ -135,29 +109,30 @@ std::optional<std::string_view> KeptOpenFile::read() {
       if (::fstat(fd_, &st) != 0 || st.st_nlink == 0) close();  // removed or replaced since the last read
     }
     if (fd_ < 0 && !open()) return std::nullopt;
-    if (text_.capacity() < 256) text_.reserve(256);
-    text_.resize(text_.capacity());
-    std::size_t size = 0;
-    bool failed = false;
-    for (;;) {
-      const ssize_t n = ::pread(fd_, text_.data() + size, text_.size() - size, static_cast<off_t>(size));
-      if (n < 0) {
-        failed = true;
-        break;
-      }
-      size += static_cast<std::size_t>(n);
-      // A short read is the end: procfs and sysfs fill the buffer up to the end of the text, as regular
-      // files do (a read until 0 would cost a second system call every time).
-      if (size < text_.size()) break;
-      text_.resize(text_.size() * 2);
-    }
-    if (!failed) {
-      text_.resize(size);
-      return std::string_view(text_);
-    }
+    if (const auto size = read_whole()) return std::string_view(buffer_.get(), *size);
     close();  // a stale descriptor (the file was replaced): open the path again once
   }
   return std::nullopt;
+}
+
+std::optional<std::size_t> KeptOpenFile::read_whole() {
+  if (!buffer_) {
+    capacity_ = 128;  // one counter's line; a table (/proc/stat) grows it within its first reads
+    buffer_ = std::make_unique_for_overwrite<char[]>(capacity_);
+  }
+  std::size_t size = 0;
+  for (;;) {
+    const ssize_t n = ::pread(fd_, buffer_.get() + size, capacity_ - size, static_cast<off_t>(size));
+    if (n < 0) return std::nullopt;
+    size += static_cast<std::size_t>(n);
+    // A short read is the end: procfs and sysfs fill the buffer up to the end of the text, as regular
+    // files do (a read until 0 would cost a second system call every time).
+    if (size < capacity_) return size;
+    auto bigger = std::make_unique_for_overwrite<char[]>(capacity_ * 2);
+    std::memcpy(bigger.get(), buffer_.get(), size);
+    buffer_ = std::move(bigger);
+    capacity_ *= 2;
+  }
 }
 
 void KeptOpenFile::close() {

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -24,30 +25,6 @@ std::optional<std::uint64_t> read_u64_file(const std::string& path);
 /// The number a one-value file holds: its first line, blanks trimmed, decimal or 0x hex; nullopt otherwise.
 std::optional<std::uint64_t> parse_u64_line(std::string_view text);
 
-/// A /sys or /proc attribute holding one number, kept open and read again from offset 0 with pread (sysfs
-/// makes the value anew on every read from the start): one system call per reading instead of open, read
-/// and close. A failed read (the device went away and came back) opens the path again once.
-class AttributeFile {
- public:
-  explicit AttributeFile(std::string path) : path_(std::move(path)) {}
-  AttributeFile(AttributeFile&& other) noexcept
-      : path_(std::move(other.path_)), fd_(std::exchange(other.fd_, -1)) {}
-  AttributeFile& operator=(AttributeFile&& other) noexcept;
-  AttributeFile(const AttributeFile&) = delete;
-  AttributeFile& operator=(const AttributeFile&) = delete;
-  ~AttributeFile() { close(); }
-
-  /// The file's number now; nullopt when it cannot be read (some hw counters need privileges) or is not
-  /// one number.
-  std::optional<std::uint64_t> read_u64();
-  const std::string& path() const { return path_; }
-  void close();
-
- private:
-  std::string path_;
-  int fd_ = -1;
-};
-
 /// A file read again and again from offset 0 (/proc/stat, /proc/meminfo, ...): kept open between reads
 /// (procfs and sysfs make the text anew on every read from the start), reopened after a failed read.
 class KeptOpenFile {
@@ -63,7 +40,8 @@ class KeptOpenFile {
         fd_(std::exchange(other.fd_, -1)),
         may_be_replaced_(other.may_be_replaced_),
         check_unlinked_(other.check_unlinked_),
-        text_(std::move(other.text_)) {}
+        buffer_(std::move(other.buffer_)),
+        capacity_(std::exchange(other.capacity_, 0)) {}
   KeptOpenFile& operator=(KeptOpenFile&&) = delete;
   KeptOpenFile(const KeptOpenFile&) = delete;
   KeptOpenFile& operator=(const KeptOpenFile&) = delete;
@@ -76,11 +54,34 @@ class KeptOpenFile {
 
  private:
   bool open();
+  /// Reads from offset 0 into the buffer, growing it until the text fits; nullopt when a read fails.
+  std::optional<std::size_t> read_whole();
   std::string path_;
   int fd_ = -1;
   bool may_be_replaced_ = false;
   bool check_unlinked_ = false;  // may_be_replaced_ and not on procfs
-  std::string text_;
+  // Not a std::string: resizing one to its capacity before each read would clear it every time.
+  std::unique_ptr<char[]> buffer_;
+  std::size_t capacity_ = 0;
+};
+
+/// A /sys or /proc attribute holding one number ("123\n", or 0x hex), kept open: one pread per reading
+/// instead of open, read and close.
+class AttributeFile {
+ public:
+  explicit AttributeFile(std::string path) : file_(std::move(path)) {}
+
+  /// The file's number now; nullopt when it cannot be read (some hw counters need privileges) or is not
+  /// one number.
+  std::optional<std::uint64_t> read_u64() {
+    const auto text = file_.read();
+    return text ? parse_u64_line(*text) : std::nullopt;
+  }
+  const std::string& path() const { return file_.path(); }
+  void close() { file_.close(); }
+
+ private:
+  KeptOpenFile file_;
 };
 
 /// How often samplers list /sys and /proc directories again (network interfaces, RDMA ports, resctrl

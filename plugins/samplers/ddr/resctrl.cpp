@@ -1,7 +1,5 @@
 #include "resctrl.hpp"
 
-#include <algorithm>
-
 #include <fmt/format.h>
 
 #include "sampler_support/sysfs_files.hpp"
@@ -22,6 +20,10 @@ std::vector<std::string> domains(const std::string& mon_data) {
     if (name.rfind("mon_L3_", 0) == 0) out.push_back(std::move(name));
   return out;
 }
+
+// Series keys of domains whose directory does not end in a number (resctrl names them mon_L3_<cache id>)
+// count up from here.
+constexpr std::uint32_t kFirstUnnumberedDomain = 0x80000000;
 
 // "mon_L3_01" -> "1".
 std::string domain_label(const std::string& dir) {
@@ -52,26 +54,16 @@ std::string resctrl_unavailable_reason(const std::string& root) {
 ResctrlMbm::ResctrlMbm(const std::string& root) : mon_data_(ss::join_path(root, "sys/fs/resctrl/mon_data")) {}
 
 void ResctrlMbm::sample(std::int64_t now_ns, ss::FrameBuilder& frame, Logger* log) {
-  if (now_ns >= next_list_ns_) {
-    std::vector<Domain> fresh;
-    for (auto& dir : domains(mon_data_)) {
-      auto old =
-          std::find_if(domains_.begin(), domains_.end(), [&](const Domain& d) { return d.dir == dir; });
-      if (old != domains_.end()) {
-        fresh.push_back(std::move(*old));
-        continue;
-      }
-      Domain d;
-      d.label = domain_label(dir);
-      d.id = ss::to_number<std::uint32_t>(d.label).value_or(static_cast<std::uint32_t>(fresh.size()));
-      for (const auto& [file, metric] : kCounters) d.files.emplace_back(mon_data_ + "/" + dir + "/" + file);
-      d.dir = std::move(dir);
-      fresh.push_back(std::move(d));
-    }
-    domains_ = std::move(fresh);
-    next_list_ns_ = now_ns + ss::kRelistIntervalNs;
-  }
-  for (auto& d : domains_) {
+  domains_.refresh(
+      now_ns, [&] { return domains(mon_data_); },
+      [&](const std::string& dir) {
+        Domain d;
+        d.label = domain_label(dir);
+        d.id = ss::to_number<std::uint32_t>(d.label).value_or(kFirstUnnumberedDomain + unnumbered_++);
+        for (const auto& [file, metric] : kCounters) d.files.emplace_back(mon_data_ + "/" + dir + "/" + file);
+        return d;
+      });
+  for (auto& d : domains_.entries()) {
     for (std::uint32_t c = 0; c < std::size(kCounters); ++c) {
       const auto& [file, metric] = kCounters[c];
       const auto text = d.files[c].read();

@@ -6,6 +6,7 @@
 
 #include "backend.hpp"
 #include "sampler_support/counter_delta.hpp"
+#include "sampler_support/relisted.hpp"
 #include "sampler_support/sysfs_files.hpp"
 
 namespace cann_debug::plugins::ddr_detail {
@@ -24,13 +25,12 @@ class ResctrlMbm final : public DdrBackend {
  private:
   std::string mon_data_;
   struct Domain {
-    std::string dir;    // mon_L3_<id>
     std::string label;  // <id> without leading zeros
     std::uint32_t id = 0;
     std::vector<sampler_support::KeptOpenFile> files;  // one per counter, kept open
   };
-  std::vector<Domain> domains_;  // listed again every few seconds
-  std::int64_t next_list_ns_ = 0;
+  sampler_support::Relisted<Domain> domains_;  // by directory, mon_L3_<id>
+  std::uint32_t unnumbered_ = 0;
   bool noted_unavailable_ = false;
 };
 

@@ -25,6 +25,7 @@
 #include "sampler_support/counter_points.hpp"
 #include "sampler_support/interval_sampler.hpp"
 #include "sampler_support/option_specs.hpp"
+#include "sampler_support/relisted.hpp"
 #include "sampler_support/run_command.hpp"
 #include "sampler_support/sysfs_files.hpp"
 
@@ -237,9 +238,8 @@ class RdmaSysfs {
  public:
   bool open(const Config& config, std::string& reason) {
     root_ = config.str("root");
-    counters_.clear();
+    counters_.forget();
     ordinals_.clear();
-    next_scan_ns_ = 0;
     if (roce::rdma_counter_files(root_).empty()) {
       reason = fmt::format("no RDMA port counters under {}", roce::rdma_class_dir(root_));
       return false;
@@ -248,8 +248,16 @@ class RdmaSysfs {
   }
 
   void sample(ss::FrameBuilder& frame, std::int64_t now_ns, HostServices* host) {
-    if (now_ns >= next_scan_ns_) rescan(now_ns);
-    for (auto& c : counters_) {
+    counters_.refresh(
+        now_ns, [&] { return counter_files(); },
+        [](const Listed& f) -> const std::string& { return f.where.path; },
+        [&](Listed f) {
+          const auto ordinal =
+              ordinals_.try_emplace(f.where.path, static_cast<std::uint32_t>(ordinals_.size())).first->second;
+          ss::AttributeFile file(f.where.path);  // opened at the first read
+          return Counter{std::move(f.where), std::move(f.metric), std::move(file), ordinal};
+        });
+    for (auto& c : counters_.entries()) {
       const auto value = c.file.read_u64();
       if (!value) continue;  // unreadable (some hw_counters need privileges) or not a number
       const std::int64_t read_ns = ss::read_clock_ns(host);
@@ -276,32 +284,24 @@ class RdmaSysfs {
     std::uint32_t ordinal = 0;
   };
 
-  // NICs and ports come and go (driver reload, hot plug): the directories are listed again every few
-  // seconds, and the counter files stay open in between.
-  void rescan(std::int64_t now_ns) {
-    next_scan_ns_ = now_ns + ss::kRelistIntervalNs;
-    std::vector<Counter> fresh;
-    for (auto& f : roce::rdma_counter_files(root_)) {
-      auto metric = roce::rdma_counter_name(f.file);
-      if (metric.name.empty()) continue;
-      auto old = std::find_if(counters_.begin(), counters_.end(),
-                              [&](const Counter& c) { return c.where.path == f.path; });
-      if (old != counters_.end()) {
-        fresh.push_back(std::move(*old));
-        continue;
-      }
-      const auto ordinal =
-          ordinals_.try_emplace(f.path, static_cast<std::uint32_t>(ordinals_.size())).first->second;
-      ss::AttributeFile file(f.path);  // opened at the first read
-      fresh.push_back({std::move(f), std::move(metric), std::move(file), ordinal});
-    }
-    counters_ = std::move(fresh);
+  struct Listed {
+    roce::RdmaCounterFile where;
+    roce::RdmaCounterName metric;
+  };
+  // The counter files of every NIC and port, without the files that are not counters (mlx5's lifespan).
+  std::vector<Listed> counter_files() const {
+    std::vector<Listed> out;
+    for (auto& f : roce::rdma_counter_files(root_))
+      if (auto metric = roce::rdma_counter_name(f.file); !metric.name.empty())
+        out.push_back({std::move(f), std::move(metric)});
+    return out;
   }
 
   std::string root_;
-  std::vector<Counter> counters_;
+  // NICs and ports come and go (driver reload, hot plug): listed again every few seconds, the counter
+  // files staying open in between.
+  ss::Relisted<Counter> counters_;
   std::map<std::string, std::uint32_t, std::less<>> ordinals_;  // path -> series key, for good
-  std::int64_t next_scan_ns_ = 0;
 };
 
 // ---- the sampler ---------------------------------------------------------------------------------------
