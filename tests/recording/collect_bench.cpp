@@ -11,12 +11,13 @@
 // 5th second to the last, RSS growth as the least-squares slope from the 10th second on (and over the
 // second half). Beside each every-sampler collector, from its 5th second, runs the floor: no collector, a
 // bare loop that wakes at the same interval and reads (pread from offset 0) the files the collector keeps
-// open, and nothing else: the cost of waking and of the kernel making those files' text, which no collector
-// reading them at that rate can go below. --smoke (CI) runs a few seconds each and asserts nothing: it
-// proves the benchmark still runs. --setup-only DIR writes the fixture tree and the fake libraries' scripts
-// into DIR and prints the environment and command of the every-sampler collector, to profile it by hand
-// (perf, strace). --binary, --source-dir (for tests/data) and --fakes (a directory with libdcmi.so and
-// libnvidia-ml.so) run a copy of the build on another machine.
+// open, as many per wake-up as the collector read per sample between its 3rd and 5th second (/proc/<pid>/io
+// syscr; slow readings make that fewer than the files), and nothing else: the cost of waking and of the
+// kernel making those files' text, which no collector reading them at that rate can go below. --smoke (CI)
+// runs a few seconds each and asserts nothing: it proves the benchmark still runs. --setup-only DIR writes
+// the fixture tree and the fake libraries' scripts into DIR and prints the environment and command of the
+// every-sampler collector, to profile it by hand (perf, strace). --binary, --source-dir (for tests/data) and
+// --fakes (a directory with libdcmi.so and libnvidia-ml.so) run a copy of the build on another machine.
 #include <fcntl.h>
 #include <signal.h>
 #include <spawn.h>
@@ -98,8 +99,9 @@ double slope(const std::vector<ProcSample>& v, double from_t) {
 
 struct RunResult {
   std::string name;
-  std::size_t floor_files = 0;                     // regular files the collector held open at the 5th second
-  double floor = 0;                                // CPU (cores) of the floor run beside it, 0 if none
+  std::size_t floor_files = 0;  // regular files the collector held open at the 5th second
+  double floor_reads = 0;       // reads per wake-up of the floor (the collector's per sample)
+  double floor = 0;             // CPU (cores) of the floor run beside it, 0 if none
   double wall = 0, cpu_total = 0, cpu_steady = 0;  // cpu_* in cores (seconds per wall second)
   double rss_start = 0, rss_end = 0, rss_max = 0, rss_slope_kib_per_min = 0;
   double rss_late_slope_kib_per_min = 0;  // over the second half: caches and buffers fill early on
@@ -120,9 +122,20 @@ std::vector<std::string> open_files(pid_t pid) {
   return files;
 }
 
-/// The floor: a child process that wakes every `interval_ns` for `seconds` and preads each of `files`
-/// from offset 0, nothing else. It runs beside a collector, so both see the same machine at the same time
-/// (this benchmark's machines vary by tens of percent from one minute to the next).
+/// The read system calls (read, pread, ...) process `pid` has made: syscr of /proc/<pid>/io.
+std::optional<double> read_syscalls(pid_t pid) {
+  std::ifstream io(fmt::format("/proc/{}/io", pid));
+  std::string key;
+  double value = 0;
+  while (io >> key >> value)
+    if (key == "syscr:") return value;
+  return std::nullopt;
+}
+
+/// The floor: a child process that wakes every `interval_ns` for `seconds` and preads `reads_per_wake`
+/// of `files` (in turn, from offset 0; fractions carry over to the next wake-up), nothing else. It runs
+/// beside a collector, so both see the same machine at the same time (this benchmark's machines vary by tens
+/// of percent from one minute to the next).
 struct Floor {
   pid_t pid = -1;
   std::chrono::steady_clock::time_point t0;
@@ -134,7 +147,8 @@ double cpu_seconds(const rusage& usage) {
          static_cast<double>(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) * 1e-6;
 }
 
-Floor start_floor(const std::vector<std::string>& files, std::int64_t interval_ns, double seconds) {
+Floor start_floor(const std::vector<std::string>& files, double reads_per_wake, std::int64_t interval_ns,
+                  double seconds) {
   Floor f;
   f.t0 = std::chrono::steady_clock::now();
   f.pid = ::fork();
@@ -145,9 +159,11 @@ Floor start_floor(const std::vector<std::string>& files, std::int64_t interval_n
     char buf[16384];
     auto next = std::chrono::steady_clock::now();
     const auto end = next + std::chrono::duration<double>(seconds);
+    double owed = 0;  // reads due, fractions carried over
+    std::size_t turn = 0;
     while (next < end) {
-      for (const int fd : fds)
-        if (::pread(fd, buf, sizeof buf, 0) < 0) ::_exit(3);
+      for (owed += reads_per_wake; owed >= 1 && !fds.empty(); owed -= 1, turn = (turn + 1) % fds.size())
+        if (::pread(fds[turn], buf, sizeof buf, 0) < 0) ::_exit(3);
       next += std::chrono::nanoseconds(interval_ns);
       std::this_thread::sleep_until(next);
     }
@@ -194,6 +210,7 @@ RunResult run_collector(const std::string& name, std::vector<std::string> args, 
   int status = 0;
   rusage usage{};
   Floor floor;
+  std::optional<double> reads_at_3;
   for (int tick = 1;; ++tick) {
     const auto next = t0 + std::chrono::seconds(tick);
     while (std::chrono::steady_clock::now() < next) {
@@ -202,10 +219,16 @@ RunResult run_collector(const std::string& name, std::vector<std::string> args, 
     }
     const double t = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     if (auto s = read_proc(pid, t)) samples.push_back(*s);
+    if (tick == 3) reads_at_3 = read_syscalls(pid);
     if (tick == 5 && floor_interval_ns > 0 && seconds >= 8) {
       const auto files = open_files(pid);
       r.floor_files = files.size();
-      floor = start_floor(files, floor_interval_ns, seconds - 6);
+      const auto reads_at_5 = read_syscalls(pid);
+      // Without /proc/<pid>/io: every held file every wake-up, as a collector without slow readings does.
+      r.floor_reads = static_cast<double>(files.size());
+      if (reads_at_3 && reads_at_5)
+        r.floor_reads = (*reads_at_5 - *reads_at_3) / (2e9 / static_cast<double>(floor_interval_ns));
+      floor = start_floor(files, r.floor_reads, floor_interval_ns, seconds - 6);
     }
   }
 done:
@@ -308,9 +331,9 @@ void print(const RunResult& r, const RunResult* base) {
       rec.value("bytes_per_sample", 0.0), rec.value("file_bytes", 0), 100 * rec.value("retained_share", 1.0));
   if (r.floor > 0)
     fmt::print(
-        "{:<12} floor beside it: {:.3f}% of a core (waking every interval and reading the {} files it "
-        "keeps open, nothing else)\n",
-        "", 100 * r.floor, r.floor_files);
+        "{:<12} floor beside it: {:.3f}% of a core (waking every interval and reading {:.1f} of the {} files "
+        "it keeps open, as many as it reads per sample; nothing else)\n",
+        "", 100 * r.floor, r.floor_reads, r.floor_files);
 }
 
 json to_json(const RunResult& r) {
@@ -326,6 +349,7 @@ json to_json(const RunResult& r) {
           {"rss_late_slope_kib_per_min", r.rss_late_slope_kib_per_min},
           {"floor_cpu_cores", r.floor},
           {"floor_files", r.floor_files},
+          {"floor_reads_per_wake", r.floor_reads},
           {"recording", r.recording}};
 }
 

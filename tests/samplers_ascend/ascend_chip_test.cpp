@@ -82,6 +82,29 @@ TEST(AscendChip, DcmiValuesAreConvertedToOurUnits) {
   EXPECT_FALSE(find(b, "sampler.skipped_readings"));
 }
 
+TEST(AscendChip, SlowReadingsAtMostOncePerSlowIntervalTheRestEverySample) {
+  TempDir dir("chip");
+  use_script(dir, one_device(typical_values()));
+  testing::Harness h(ascend_chip_factory(), dcmi_options({{"interval", "10ms"}, {"slow_interval", "1s"}}));
+  const auto b = poll_n(h, 201, 10'000'000);  // 0 .. 2 s
+  for (const char* slow : {"npu.temperature", "npu.aicore.rated_frequency", "npu.error_count"}) {
+    std::vector<int> at;
+    for (int i = 0; i < 201; ++i)
+      if (find(b[i], slow)) at.push_back(i);
+    EXPECT_EQ(at, (std::vector<int>{0, 100, 200})) << slow;
+  }
+  EXPECT_TRUE(find(b[100], "npu.health", {{"health", "Warning"}}));
+  EXPECT_FALSE(find(b[150], "npu.health", {{"health", "Warning"}}));
+  for (const char* fast :
+       {"npu.power", "npu.aicore.utilization", "npu.aicore.frequency", "npu.hbm.used", "npu.hbm.temperature"})
+    EXPECT_TRUE(find(b[150], fast)) << fast;
+  testing::Harness every(ascend_chip_factory(),
+                         dcmi_options({{"interval", "10ms"}, {"slow_interval", "0s"}}));
+  const auto e = poll_n(every, 3, 10'000'000);
+  EXPECT_TRUE(find(e[1], "npu.temperature"));
+  EXPECT_TRUE(find(e[2], "npu.error_count"));
+}
+
 TEST(AscendChip, InvalidTemperaturesGiveNoPointAndAreCounted) {
   TempDir dir("chip");
   use_script(dir, one_device({{"temperature", {52, "0x7ffd", "0x7fff", 53}}, {"power", 1000}}));

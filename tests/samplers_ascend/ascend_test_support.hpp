@@ -34,12 +34,13 @@ inline nlohmann::json one_device(nlohmann::json values, nlohmann::json errors = 
       {"devices", {{{"card", 0}, {"device", 0}, {"logic_id", 0}, {"values", values}, {"errors", errors}}}}};
 }
 
-/// start(), then `n` polls 2 s apart on the fake clock from kT0; the batch of each poll (empty if none).
-inline std::vector<MetricBatch> poll_n(testing::Harness& h, int n) {
+/// start(), then `n` polls `step_ns` apart (2 s by default) on the fake clock from kT0; the batch of each
+/// poll (empty if none).
+inline std::vector<MetricBatch> poll_n(testing::Harness& h, int n, TimestampNs step_ns = kTwoSeconds) {
   h.component().start();
   std::vector<MetricBatch> batches;
   for (int i = 0; i < n; ++i) {
-    h.host.clock_ns = kT0 + i * kTwoSeconds;
+    h.host.clock_ns = kT0 + i * step_ns;
     const std::size_t before = h.out.emitted.size();
     h.component().poll(h.out);
     batches.emplace_back();

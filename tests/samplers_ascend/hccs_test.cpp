@@ -47,6 +47,19 @@ TEST(Hccs, BandwidthInBytesPerSecondPerLinkAndDevice) {
   EXPECT_FALSE(find(c, "hccs.link.tx_bandwidth", {{"link", "8"}}));
 }
 
+TEST(Hccs, StatusAtMostOncePerSlowIntervalBandwidthEverySample) {
+  TempDir dir("hccs");
+  use_script(dir, one_device({{"hccs.tx_bandwidth.0", 12.5}}));
+  testing::Harness h(hccs_factory(), options({{"interval", "10ms"}, {"slow_interval", "50ms"}}));
+  const auto b = poll_n(h, 11, 10'000'000);
+  std::vector<int> status;
+  for (int i = 0; i < 11; ++i) {
+    EXPECT_DOUBLE_EQ(value(b[i], "hccs.link.tx_bandwidth", {{"link", "0"}}), 12.5e9) << i;
+    if (find(b[i], "hccs.status", {{"hdlc_status", "0x3"}})) status.push_back(i);
+  }
+  EXPECT_EQ(status, (std::vector<int>{0, 5, 10}));
+}
+
 TEST(Hccs, CountersBecomeRatesAndDeltasAcrossAWrap) {
   TempDir dir("hccs");
   // u32 registers: 4294967396 is read as 100 after the wrap.

@@ -116,6 +116,35 @@ TEST(Roce, NicThatAppearsIsReadFromTheNextListingAndOneThatGoesAwayStops) {
   EXPECT_EQ(nics_at(kT0 + 7 * kOneSecond), (std::set<std::string>{"mlx5_1", "mlx5_2"}));
 }
 
+TEST(Roce, ErrorCountersAtMostOncePerSlowIntervalTrafficEverySample) {
+  TempDir root("roce");
+  install_fixture(root);
+  testing::Harness h(
+      roce_factory(),
+      {{"ascend", "off"}, {"root", root.path().string()}, {"interval", "10ms"}, {"slow_interval", "100ms"}});
+  h.component().start();
+  const Labels nic0 = {{"nic", "mlx5_0"}};
+  std::vector<int> with_errors, with_traffic;
+  for (int i = 0; i <= 20; ++i) {
+    h.out.emitted.clear();
+    h.host.clock_ns = kT0 + i * 10'000'000;
+    write_file(counter(root, "mlx5_0", "counters/port_xmit_data"), std::to_string(1000000 + 100 * i) + "\n");
+    write_file(counter(root, "mlx5_0", "counters/symbol_error"), std::to_string(10 + i) + "\n");
+    h.component().poll(h.out);
+    if (h.out.emitted.empty()) continue;
+    const auto b = metric_points_of(h.out.emitted.back().second);
+    if (find(b, "roce.port.symbol_errors.delta", nic0)) with_errors.push_back(i);
+    if (find(b, "roce.port.tx_bytes", nic0)) with_traffic.push_back(i);
+    if (i == 20) {
+      EXPECT_DOUBLE_EQ(value(b, "roce.port.symbol_errors.delta", nic0), 10);  // over the last 100 ms
+      EXPECT_DOUBLE_EQ(value(b, "roce.port.symbol_errors", nic0), 100);       // 10 in 0.1 s
+      EXPECT_DOUBLE_EQ(value(b, "roce.port.tx_bytes", nic0), 400 / 0.01);     // 100 words in 10 ms
+    }
+  }
+  EXPECT_EQ(with_errors, (std::vector<int>{10, 20}));  // read at 0 (primed), 10, 20
+  EXPECT_EQ(with_traffic.size(), 20u);                 // every sample after the first
+}
+
 nlohmann::json netdev(std::uint64_t scale) {
   nlohmann::json v = nlohmann::json::object();
   std::uint64_t i = 1;

@@ -6,12 +6,31 @@
 
 #include "sampler_support/counter_points.hpp"
 #include "sampler_support/run_command.hpp"
+#include "sampler_support/slow_readings.hpp"
 
 namespace cann_debug::plugins::sampler_support {
 namespace {
 
 using namespace std::chrono_literals;
 using ::testing::HasSubstr;
+
+TEST(SlowReadings, FirstSampleThenEveryIntervalWithHalfASampleOfJitterAndZeroMeansAlways) {
+  constexpr std::int64_t ms = 1'000'000;
+  sampler_support::SlowReadings slow(1000 * ms, 10 * ms);
+  std::vector<int> due;
+  for (int i = 0; i <= 300; ++i) {
+    const std::int64_t jitter = (i % 3 == 0 ? 3 : -2) * ms;  // samples late and early by a few ms
+    if (slow.due(i * 10 * ms + jitter)) due.push_back(i);
+  }
+  EXPECT_EQ(due, (std::vector<int>{0, 100, 200, 300})) << "every 100th sample of 10 ms, not every 101st";
+  EXPECT_FALSE(slow.due(300 * 10 * ms + 5 * ms));
+  slow.restart();
+  EXPECT_TRUE(slow.due(300 * 10 * ms + 6 * ms)) << "a restarted sampler takes them at its first sample";
+  sampler_support::SlowReadings always(0, 10 * ms);
+  for (int i = 0; i < 5; ++i) EXPECT_TRUE(always.due(i * 10 * ms));
+  sampler_support::SlowReadings shorter(5 * ms, 10 * ms);  // slower than the samples: every sample
+  for (int i = 0; i < 5; ++i) EXPECT_TRUE(shorter.due(i * 10 * ms));
+}
 
 TEST(RunCommand, CapturesStdoutAndExitStatusWithoutAShell) {
   // The argument is not split or expanded: a shell would print "a" and "b" on two lines.

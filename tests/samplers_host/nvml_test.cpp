@@ -219,11 +219,31 @@ TEST(NvmlSampler, NotSupportedReadingIsSkippedForThatGpuAndNotAskedAgain) {
   EXPECT_EQ(notes, 1);
 }
 
+TEST(NvmlSampler, TemperatureAtMostOncePerSlowIntervalTheRestEverySample) {
+  Script s(nlohmann::json{{"devices", {full_device()}}});
+  Harness h(nvml_factory(), options({{"interval", "10ms"}, {"slow_interval", "1s"}}));
+  h.host.clock_ns = kT0;
+  h.component().start();
+  std::vector<bool> has_temperature;
+  for (int i = 0; i < 201; ++i) {  // 0 .. 2 s in 10 ms steps
+    h.component().poll(h.out);
+    h.host.clock_ns += 10'000'000;
+  }
+  EXPECT_EQ(fake_calls(0, "temperature"), 3u);  // at 0, 1 s and 2 s
+  EXPECT_EQ(fake_calls(0, "power"), 201u);
+  h.component().stop();
+  const auto batches = h.outputs_of<MetricBatch>(0);
+  ASSERT_EQ(batches.size(), 201u);
+  for (int i : {0, 100, 200}) EXPECT_TRUE(find(batches[i], "gpu.temperature", "0")) << i;
+  for (int i : {1, 99, 101, 199}) EXPECT_FALSE(find(batches[i], "gpu.temperature", "0")) << i;
+  EXPECT_TRUE(find(batches[1], "gpu.power", "0"));
+}
+
 TEST(NvmlSampler, LostGpuIsAnErrorNamingTheDevice) {
   auto dev = full_device();
   dev["metrics"]["temperature"] = {{"base", 60}, {"errors", {{{"from", 2}, {"code", "GPU_IS_LOST"}}}}};
   Script s(nlohmann::json{{"devices", {dev}}});
-  Harness h(nvml_factory(), options());
+  Harness h(nvml_factory(), options({{"slow_interval", "0s"}}));  // the temperature every sample
   h.component().start();
   h.component().poll(h.out);
   h.component().poll(h.out);

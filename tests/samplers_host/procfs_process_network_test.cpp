@@ -243,6 +243,36 @@ TEST(ProcfsNetwork, CounterWrapIsCountedAndResetIsSkipped) {
   EXPECT_DOUBLE_EQ(value(b[3], "host.network.rx_bandwidth", eth0), 500.0);
 }
 
+TEST(ProcfsNetwork, DroppedAndErrorCountersAtMostOncePerSlowInterval) {
+  TempDir root("procfs-host");
+  install("t0", root.path());
+  const fs::path stats = root / "sys/class/net/eth0/statistics";
+  Harness h(procfs_factory(), {{"root", root.path().string()},
+                               {"interfaces", {"eth0"}},
+                               {"interval", "10ms"},
+                               {"slow_interval", "50ms"}});
+  h.host.clock_ns = kT0;
+  h.component().start();
+  for (int i = 0; i <= 10; ++i) {
+    write_file(stats / "rx_bytes", std::to_string(1000 + 100 * i) + "\n");
+    write_file(stats / "rx_dropped", std::to_string(7 + i) + "\n");
+    h.component().poll(h.out);
+    h.host.clock_ns += 10'000'000;
+  }
+  const auto b = h.outputs_of<MetricBatch>(0);
+  ASSERT_EQ(b.size(), 11u);
+  const Labels eth0 = {{"interface", "eth0"}};
+  std::vector<int> dropped;
+  for (int i = 0; i <= 10; ++i) {
+    if (i > 0) {
+      EXPECT_DOUBLE_EQ(value(b[i], "host.network.rx_bandwidth", eth0), 100 / 0.01) << i;
+    }
+    if (find(b[i], "host.network.rx_dropped", eth0)) dropped.push_back(i);
+  }
+  EXPECT_EQ(dropped, (std::vector<int>{5, 10}));
+  EXPECT_DOUBLE_EQ(value(b[10], "host.network.rx_dropped", eth0), 5 / 0.05);  // 5 drops in 50 ms
+}
+
 TEST(ProcfsNetwork, InterfaceThatWentAwayIsCheckedAtTheRelistAndStartsAfreshWhenBack) {
   TempDir root("procfs-host");
   install("t0", root.path());

@@ -1,5 +1,7 @@
 #include "option_specs.hpp"
 
+#include "slow_readings.hpp"
+
 namespace cann_debug::plugins::sampler_support {
 
 OptionSpec option_spec(std::string name, OptionType type, std::string description,
@@ -33,6 +35,12 @@ OptionSpec dcmi_library_option() {
                        "the DCMI library to dlopen (libdcmi.so is also looked for in "
                        "/usr/local/Ascend/driver/lib64/driver and /usr/local/dcmi)",
                        "libdcmi.so");
+}
+
+OptionSpec slow_interval_option(const std::string& readings) {
+  return option_spec(
+      "slow_interval", OptionType::kDuration,
+      "read " + readings + " at most this often (they change slowly or rarely; 0 = every sample)", "1s", 0);
 }
 
 }  // namespace cann_debug::plugins::sampler_support

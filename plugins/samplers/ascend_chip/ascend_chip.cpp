@@ -22,6 +22,7 @@
 #include "dcmi/dcmi_calls.hpp"
 #include "sampler_support/interval_sampler.hpp"
 #include "sampler_support/option_specs.hpp"
+#include "sampler_support/slow_readings.hpp"
 
 namespace cann_debug::plugins {
 namespace {
@@ -50,7 +51,9 @@ Manifest make_manifest() {
       "npu-smi (label device = NPU id, chip = chip id; no HBM used bytes, frequency of HBM or error codes). "
       "Temperatures DCMI marks invalid (0x7ffd) or unreadable (0x7fff) and calls that return an error code "
       "give no point; they are counted in sampler.skipped_readings (count; labels source_name, reason) and "
-      "logged once. Calls the driver does not support (-8255) are not made again.";
+      "logged once. Calls the driver does not support (-8255) are not made again. npu.temperature, "
+      "npu.aicore.rated_frequency, npu.health, npu.error_count and npu.error_code (npu-smi: info -t health) "
+      "are read at most once per slow_interval.";
   m.outputs = {{"metrics", std::string(MetricFrame::type_id), "one frame of readings per sample"}};
   m.options = ss::interval_options();
   m.options.push_back({.name = "backend",
@@ -74,11 +77,15 @@ Manifest make_manifest() {
   m.options.push_back(ss::command_timeout_option("npu-smi"));
   m.options.push_back(
       ss::devices_option("device labels to sample (DCMI logical ids or npu-smi NPU ids); empty = all"));
+  m.options.push_back(
+      ss::slow_interval_option("npu.temperature, npu.aicore.rated_frequency, npu.health and the error codes "
+                               "(npu-smi: info -t health)"));
   m.concurrency = Concurrency::serial();
   m.sample_yaml =
       "# Every NPU once per second through libdcmi.so, npu-smi where DCMI is missing.\n"
       "ascend_chip/npus:\n"
       "  interval: 1s\n"
+      "  slow_interval: 1s    # temperature, rated clock, health, error codes\n"
       "  backend: auto        # auto | dcmi | npu_smi\n"
       "  library: libdcmi.so\n"
       "  npu_smi: npu-smi\n"
@@ -119,9 +126,10 @@ class DcmiChip {
     return !devices_.empty();
   }
 
-  void sample(ss::FrameBuilder& frame, dcmi::DcmiCalls& calls) {
+  /// `slow`: also the readings that change slowly (SlowReadings).
+  void sample(ss::FrameBuilder& frame, dcmi::DcmiCalls& calls, bool slow) {
     calls_ = &calls;
-    for (std::uint32_t i = 0; i < devices_.size(); ++i) sample_device(i, frame);
+    for (std::uint32_t i = 0; i < devices_.size(); ++i) sample_device(i, frame, slow);
   }
 
  private:
@@ -142,7 +150,7 @@ class DcmiChip {
     kErrorCode,
   };
 
-  void sample_device(std::uint32_t index, ss::FrameBuilder& frame) {
+  void sample_device(std::uint32_t index, ss::FrameBuilder& frame, bool slow) {
     const DcmiDevice& dev = devices_[index];
     const auto& api = lib_.api();
     auto add = [&](std::uint32_t what, const char* name, const char* unit, double value, const char* source,
@@ -196,7 +204,7 @@ class DcmiChip {
       add(kPower, "npu.power", "watts", power * 0.1, "dcmi_get_device_power_info");  // 0.1 W units
 
     int temperature = 0;
-    if (api.get_device_temperature && can_call(dev, "dcmi_get_device_temperature") &&
+    if (slow && api.get_device_temperature && can_call(dev, "dcmi_get_device_temperature") &&
         ok(dev, "dcmi_get_device_temperature", api.get_device_temperature(c, d, &temperature)) &&
         valid_temperature(dev, "dcmi_get_device_temperature", temperature))
       add(kTemperature, "npu.temperature", "celsius", temperature, "dcmi_get_device_temperature");
@@ -205,18 +213,20 @@ class DcmiChip {
       dcmi::dcmi_freq_type type;
       const char* name;
       const char* call;
+      bool slow;
     } kFrequencies[] = {
-        {dcmi::DCMI_FREQ_AICORE_CURRENT_, "npu.aicore.frequency", "dcmi_get_device_frequency(7)"},
-        {dcmi::DCMI_FREQ_AICORE_MAX, "npu.aicore.rated_frequency", "dcmi_get_device_frequency(9)"}};
+        {dcmi::DCMI_FREQ_AICORE_CURRENT_, "npu.aicore.frequency", "dcmi_get_device_frequency(7)", false},
+        {dcmi::DCMI_FREQ_AICORE_MAX, "npu.aicore.rated_frequency", "dcmi_get_device_frequency(9)", true}};
     static_assert(dcmi::DCMI_FREQ_AICORE_CURRENT_ == 7 && dcmi::DCMI_FREQ_AICORE_MAX == 9);
     for (std::uint32_t i = 0; i < std::size(kFrequencies); ++i) {
       const auto& f = kFrequencies[i];
       unsigned mhz = 0;
-      if (api.get_device_frequency && can_call(dev, f.call) &&
+      if ((slow || !f.slow) && api.get_device_frequency && can_call(dev, f.call) &&
           ok(dev, f.call, api.get_device_frequency(c, d, f.type, &mhz)))
         add(kFrequency + i, f.name, "hertz", mhz * 1e6, f.call);
     }
 
+    if (!slow) return;
     unsigned health = 0;
     if (api.get_device_health && can_call(dev, "dcmi_get_device_health") &&
         ok(dev, "dcmi_get_device_health", api.get_device_health(c, d, &health)))
@@ -270,7 +280,8 @@ class NpuSmiChip {
     return !ids_.empty();
   }
 
-  void sample(ss::FrameBuilder& frame, dcmi::DcmiCalls& calls) {
+  /// `slow`: also `npu-smi info -t health`.
+  void sample(ss::FrameBuilder& frame, dcmi::DcmiCalls& calls, bool slow) {
     const CorrelationKey& key = frame.key();
     for (int id : ids_) {
       ascend_console::ConsoleContext ctx;
@@ -279,6 +290,7 @@ class NpuSmiChip {
       ctx.device = id;
       std::set<std::string> seen;  // usages and common both print some rates: keep the first
       for (const char* type : {"usages", "common", "health"}) {
+        if (!slow && std::string_view(type) == "health") continue;
         auto r = dcmi::run_npu_smi_info(tool_, type, id, timeout_, ctx);
         if (!r.ok) {
           calls.skip(std::to_string(id), fmt::format("npu-smi info -t {}", type), "command failed",
@@ -343,13 +355,16 @@ Backends open_backend(const Config& config, std::string& reason) {
 class AscendChipSampler final : public ss::IntervalSampler {
  public:
   AscendChipSampler(const CreateContext& ctx, const Config& config)
-      : IntervalSampler(ctx, config), config_(config) {
+      : IntervalSampler(ctx, config),
+        config_(config),
+        slow_(config.duration_ns("slow_interval"), config.duration_ns("interval")) {
     emit_frames();
   }
 
  protected:
   void open() override {
     calls_.clear();
+    slow_.restart();
     calls_.set_logger(host() ? &host()->logger() : nullptr);
     std::string reason;
     backends_ = open_backend(config_, reason);
@@ -358,13 +373,15 @@ class AscendChipSampler final : public ss::IntervalSampler {
   }
 
   void sample_frame(ss::FrameBuilder& frame) override {
-    if (backends_.dcmi) backends_.dcmi->sample(frame, calls_);
-    if (backends_.npu_smi) backends_.npu_smi->sample(frame, calls_);
+    const bool slow = slow_.due(frame.key().timestamp_ns);
+    if (backends_.dcmi) backends_.dcmi->sample(frame, calls_, slow);
+    if (backends_.npu_smi) backends_.npu_smi->sample(frame, calls_, slow);
     calls_.skipped().add_to(frame);
   }
 
  private:
   Config config_;
+  ss::SlowReadings slow_;
   Backends backends_;
   dcmi::DcmiCalls calls_;
 };

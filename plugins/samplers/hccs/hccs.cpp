@@ -18,6 +18,7 @@
 #include "sampler_support/counter_points.hpp"
 #include "sampler_support/interval_sampler.hpp"
 #include "sampler_support/option_specs.hpp"
+#include "sampler_support/slow_readings.hpp"
 
 namespace cann_debug::plugins {
 namespace {
@@ -42,8 +43,10 @@ Manifest make_manifest() {
       "hccs.link.retries (count/s) and changes <name>.delta (count) from the second sample on (32-bit "
       "counters: a wrap is counted across, a reset gives no point), and hccs.status (state 1 when the HDLC "
       "status is 0x3 = up, else 0; labels hdlc_status, pcs_status). Links that never showed traffic, "
-      "errors or bandwidth are left out unless all_links is set. Error codes skip the reading and are "
-      "counted in sampler.skipped_readings (count; labels source_name, reason).";
+      "errors or bandwidth are left out unless all_links is set. hccs.status is read at most once per "
+      "slow_interval. Error codes skip the reading and are counted in sampler.skipped_readings (count; "
+      "labels "
+      "source_name, reason).";
   m.outputs = {{"metrics", std::string(MetricFrame::type_id), "one frame of readings per sample"}};
   m.options = ss::interval_options();
   m.options.push_back(ss::dcmi_library_option());
@@ -72,6 +75,7 @@ Manifest make_manifest() {
                        .max = {},
                        .enum_values = {}});
   m.options.push_back(ss::devices_option("device labels (DCMI logical ids) to sample; empty = all"));
+  m.options.push_back(ss::slow_interval_option("hccs.status (the links' HDLC and PCS state)"));
   m.concurrency = Concurrency::serial();
   m.sample_yaml =
       "# HCCS links of every NPU once per second; bandwidth measured over 100 ms.\n"
@@ -112,13 +116,15 @@ class HccsSampler final : public ss::IntervalSampler {
         config_(config),
         window_ms_(static_cast<int>(config.duration_ns("bandwidth_window") / 1'000'000)),
         links_(static_cast<int>(config.integer("links"))),
-        all_links_(config.boolean("all_links")) {
+        all_links_(config.boolean("all_links")),
+        slow_(config.duration_ns("slow_interval"), config.duration_ns("interval")) {
     emit_frames();
   }
 
  protected:
   void open() override {
     calls_.clear();
+    slow_.restart();
     calls_.set_logger(host() ? &host()->logger() : nullptr);
     std::string reason;
     if (!open_devices(config_, lib_, devices_, reason))
@@ -127,7 +133,9 @@ class HccsSampler final : public ss::IntervalSampler {
   }
 
   void sample_frame(ss::FrameBuilder& frame) override {
-    for (std::size_t i = 0; i < devices_.size(); ++i) sample_device(static_cast<std::uint32_t>(i), frame);
+    const bool slow = slow_.due(frame.key().timestamp_ns);
+    for (std::size_t i = 0; i < devices_.size(); ++i)
+      sample_device(static_cast<std::uint32_t>(i), frame, slow);
     calls_.skipped().add_to(frame);
   }
 
@@ -142,7 +150,8 @@ class HccsSampler final : public ss::IntervalSampler {
     kCounters,  // + index into kCounters
   };
 
-  void sample_device(std::uint32_t d, ss::FrameBuilder& frame) {
+  /// `slow`: also the link status (SlowReadings).
+  void sample_device(std::uint32_t d, ss::FrameBuilder& frame, bool slow) {
     const DcmiDevice& dev = devices_[d];
     const auto& api = lib_.api();
     auto series = [&](const char* name, const char* unit, const char* source, Labels labels = {}) {
@@ -209,6 +218,7 @@ class HccsSampler final : public ss::IntervalSampler {
         }
     }
 
+    if (!slow) return;
     dcmi::dcmi_hccs_statues status{};
     size = sizeof status;
     const char* status_call = "dcmi_get_device_info(HCCS, status)";
@@ -228,6 +238,7 @@ class HccsSampler final : public ss::IntervalSampler {
   int window_ms_;
   int links_;
   bool all_links_;
+  ss::SlowReadings slow_;
   dcmi::DcmiLibrary lib_;
   std::vector<DcmiDevice> devices_;
   dcmi::DcmiCalls calls_;

@@ -14,6 +14,7 @@
 #include "nvml_library.hpp"
 #include "sampler_support/interval_sampler.hpp"
 #include "sampler_support/option_specs.hpp"
+#include "sampler_support/slow_readings.hpp"
 
 namespace cann_debug::plugins {
 namespace {
@@ -41,7 +42,8 @@ Manifest make_manifest() {
       "cumulative KiB counters NVML_FI_DEV_NVLINK_THROUGHPUT_DATA_TX/RX over all links, from the second "
       "sample "
       "on). A reading a GPU does not support (NVML_ERROR_NOT_SUPPORTED, or a function the driver does not "
-      "export) is noted once and skipped for that GPU; other errors skip it for one sample (noted once per "
+      "export) is noted once and skipped for that GPU; gpu.temperature is read at most once per "
+      "slow_interval; other errors skip it for one sample (noted once per "
       "code); a GPU that is lost (NVML_ERROR_GPU_IS_LOST) stops the sampler with an error naming it.";
   m.outputs = {{"metrics", std::string(MetricFrame::type_id), "one frame of readings per sample"}};
   m.options = {
@@ -61,6 +63,7 @@ Manifest make_manifest() {
        .min = 0,
        .max = {},
        .enum_values = {}},
+      sampler_support::slow_interval_option("gpu.temperature"),
   };
   for (auto& o : sampler_support::interval_options()) m.options.push_back(std::move(o));
   m.concurrency = Concurrency::serial();
@@ -105,7 +108,8 @@ class NvmlSampler final : public Component {
         nvlink_(config.boolean("nvlink")),
         interval_ns_(config.duration_ns("interval")),
         limit_(config.integer("samples")),
-        pcie_interval_ns_(config.duration_ns("pcie_interval")) {}
+        pcie_interval_ns_(config.duration_ns("pcie_interval")),
+        slow_(config.duration_ns("slow_interval"), interval_ns_) {}
 
   void start() override {
     stop();
@@ -153,6 +157,7 @@ class NvmlSampler final : public Component {
     session_.close();
     frame_.clear();
     next_pcie_ns_ = 0;
+    slow_.restart();
   }
 
   PollResult poll(Emitter& out) override {
@@ -173,7 +178,8 @@ class NvmlSampler final : public Component {
       else
         host_->logger().info("{}", message);
     };
-    for (auto& device : devices_) device->sample(now, frame_, note, read_pcie);
+    const bool read_slow = slow_.due(now);
+    for (auto& device : devices_) device->sample(now, frame_, note, read_pcie, read_slow);
     ++taken_;
     if (!frame_.empty()) out.emit(0, key, frame_.finish());
     return limit_ > 0 && taken_ >= limit_ ? PollResult::kDone : PollResult::kIdle;
@@ -195,6 +201,7 @@ class NvmlSampler final : public Component {
   std::string node_;
   std::int64_t pcie_interval_ns_;
   std::int64_t next_pcie_ns_ = 0;
+  sampler_support::SlowReadings slow_;
   sampler_support::FrameBuilder frame_;
 };
 

@@ -130,7 +130,7 @@ MetricSeries NvmlDevice::series(const char* name, const char* unit, const char* 
 }
 
 void NvmlDevice::sample(std::int64_t now_ns, sampler_support::FrameBuilder& frame, const NoteSink& note,
-                        bool read_pcie) {
+                        bool read_pcie, bool read_slow) {
   // The series of one GPU, keyed by what they measure and the GPU's index.
   enum What : std::uint32_t {
     kGpuUtilisation = 1,
@@ -167,7 +167,7 @@ void NvmlDevice::sample(std::int64_t now_ns, sampler_support::FrameBuilder& fram
     add(kPower, "gpu.power", "watts", v / 1000.0, "power.draw");  // milliwatts
   if (supports(Reading::kClockSm) && check(Reading::kClockSm, lib_.clock(handle_, api::kClockSm, &v), note))
     add(kClockSm, "gpu.clock.sm", "hertz", v * 1e6, "clocks.sm");  // MHz
-  if (supports(Reading::kTemperature) &&
+  if (read_slow && supports(Reading::kTemperature) &&
       check(Reading::kTemperature, lib_.temperature(handle_, api::kTemperatureGpu, &v), note))
     add(kTemperature, "gpu.temperature", "celsius", v, "temperature.gpu");
   // PCIe throughput over NVML's last 20 ms window, in KB/s (KiB: x1024).

@@ -48,9 +48,10 @@ class NvmlDevice {
   /// Reads every supported reading and appends its points. A NOT_SUPPORTED reading is noted once and
   /// skipped from then on; another error skips it for this sample (noted once per code); a lost GPU
   /// throws std::runtime_error naming the device.
-  /// PCIe throughput is read only when `read_pcie` (each call blocks while NVML measures over 20 ms).
-  void sample(std::int64_t now_ns, sampler_support::FrameBuilder& frame, const NoteSink& note,
-              bool read_pcie);
+  /// PCIe throughput is read only when `read_pcie` (each call blocks while NVML measures over 20 ms), the
+  /// temperature only when `read_slow` (SlowReadings).
+  void sample(std::int64_t now_ns, sampler_support::FrameBuilder& frame, const NoteSink& note, bool read_pcie,
+              bool read_slow);
 
  private:
   bool check(Reading r, nvmlReturn_t code, const NoteSink& note);

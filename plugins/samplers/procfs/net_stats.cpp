@@ -12,17 +12,18 @@ struct Counter {
   const char* file;  // under statistics/
   const char* metric;
   const char* unit;
+  bool slow;  // read at most once per slow_interval
 };
 
 constexpr Counter kCounters[] = {
-    {"rx_bytes", "host.network.rx_bandwidth", "bytes/s"},
-    {"tx_bytes", "host.network.tx_bandwidth", "bytes/s"},
-    {"rx_packets", "host.network.rx_packets", "count/s"},
-    {"tx_packets", "host.network.tx_packets", "count/s"},
-    {"rx_dropped", "host.network.rx_dropped", "count/s"},
-    {"tx_dropped", "host.network.tx_dropped", "count/s"},
-    {"rx_errors", "host.network.rx_errors", "count/s"},
-    {"tx_errors", "host.network.tx_errors", "count/s"},
+    {"rx_bytes", "host.network.rx_bandwidth", "bytes/s", false},
+    {"tx_bytes", "host.network.tx_bandwidth", "bytes/s", false},
+    {"rx_packets", "host.network.rx_packets", "count/s", false},
+    {"tx_packets", "host.network.tx_packets", "count/s", false},
+    {"rx_dropped", "host.network.rx_dropped", "count/s", true},
+    {"tx_dropped", "host.network.tx_dropped", "count/s", true},
+    {"rx_errors", "host.network.rx_errors", "count/s", true},
+    {"tx_errors", "host.network.tx_errors", "count/s", true},
 };
 
 // The first part of the series keys in the procfs sampler's frame (host series are below it).
@@ -33,7 +34,7 @@ constexpr std::uint32_t kNetworkWhat = 0x100;
 NetStats::NetStats(const std::string& root, std::vector<std::string> interfaces)
     : class_dir_(ss::join_path(root, "sys/class/net")), wanted_(std::move(interfaces)) {}
 
-std::vector<std::string> NetStats::sample(std::int64_t now_ns, ss::FrameBuilder& frame) {
+std::vector<std::string> NetStats::sample(std::int64_t now_ns, ss::FrameBuilder& frame, bool slow) {
   std::vector<std::string> missing;
   // Every few seconds: list the interfaces again and check that each one read is still there. Between
   // those, a kept-open statistics file of an interface that went away fails to read (sysfs), and that
@@ -70,7 +71,7 @@ std::vector<std::string> NetStats::sample(std::int64_t now_ns, ss::FrameBuilder&
     std::optional<std::uint64_t> values[std::size(kCounters)];
     bool failed = false;
     for (std::uint32_t c = 0; c < std::size(kCounters); ++c)
-      failed |= !(values[c] = iface.files[c].read_u64());
+      if (slow || !kCounters[c].slow) failed |= !(values[c] = iface.files[c].read_u64());
     if (failed && gone()) continue;
     for (std::uint32_t c = 0; c < std::size(kCounters); ++c) {
       if (!values[c]) continue;

@@ -20,9 +20,10 @@ class NetStats {
   /// `interfaces`: the interfaces to read; empty = every interface under sys/class/net except "lo".
   NetStats(const std::string& root, std::vector<std::string> interfaces);
 
-  /// Puts host.network.* rates for every interface and counter with a previous reading. Returns the
-  /// named interfaces that are missing (not under sys/class/net), so the caller can note them once.
-  std::vector<std::string> sample(std::int64_t now_ns, sampler_support::FrameBuilder& frame);
+  /// Puts host.network.* rates for every interface and counter with a previous reading; the dropped and
+  /// error counters only when `slow` (SlowReadings). Returns the named interfaces that are missing (not
+  /// under sys/class/net), so the caller can note them once.
+  std::vector<std::string> sample(std::int64_t now_ns, sampler_support::FrameBuilder& frame, bool slow);
 
   const std::string& class_dir() const { return class_dir_; }
 

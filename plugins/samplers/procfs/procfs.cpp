@@ -19,6 +19,8 @@
 #include "net_stats.hpp"
 #include "pid_stats.hpp"
 #include "proc_files.hpp"
+#include "sampler_support/option_specs.hpp"
+#include "sampler_support/slow_readings.hpp"
 #include "sampler_support/sysfs_files.hpp"
 
 namespace cann_debug::plugins {
@@ -54,8 +56,9 @@ Manifest make_manifest() {
       "<root>/sys/class/net (label interface; all but lo unless `interfaces` names them) the rates of "
       "statistics/{rx,tx}_{bytes,packets,dropped,errors}: host.network.rx_bandwidth, tx_bandwidth "
       "(bytes/s), rx_packets, tx_packets, rx_dropped, tx_dropped, rx_errors, tx_errors (count/s), label "
-      "source_name = the counter file; a counter that wrapped is counted across the wrap, one that was "
-      "reset is skipped for that sample.";
+      "source_name = the counter file; the dropped and error counters at most once per slow_interval; a "
+      "counter "
+      "that wrapped is counted across the wrap, one that was reset is skipped for that sample.";
   m.outputs = {{"metrics", std::string(MetricFrame::type_id), "one frame of readings per sample"}};
   m.options = {
       {.name = "root",
@@ -114,6 +117,7 @@ Manifest make_manifest() {
        .min = {},
        .max = {},
        .enum_values = {}},
+      sampler_support::slow_interval_option("the network interfaces' dropped and error counters"),
   };
   m.concurrency = Concurrency::serial();
   m.sample_yaml =
@@ -141,7 +145,8 @@ class ProcfsSampler final : public Component {
         interval_ns_(config.duration_ns("interval")),
         limit_(config.integer("samples")),
         per_cpu_(config.boolean("per_cpu")),
-        pid_(config.str("root"), config.str("pid")) {
+        pid_(config.str("root"), config.str("pid")),
+        slow_(config.duration_ns("slow_interval"), interval_ns_) {
     if (config.boolean("network")) net_.emplace(config.str("root"), config.strings("interfaces"));
   }
 
@@ -156,6 +161,7 @@ class ProcfsSampler final : public Component {
     spare_.reset();
     pid_missing_noted_ = false;
     noted_interfaces_.clear();
+    slow_.restart();
     frame_.clear();
     frame_.label_node(false);  // the node is in the key only, as it always was for procfs
   }
@@ -212,7 +218,7 @@ class ProcfsSampler final : public Component {
       }
     }
     if (net_)
-      for (const auto& name : net_->sample(now, frame_))
+      for (const auto& name : net_->sample(now, frame_, slow_.due(now)))
         if (noted_interfaces_.insert(name).second && host_)
           host_->logger().warn("procfs: network interface '{}' not found under {}", name, net_->class_dir());
 
@@ -320,6 +326,7 @@ class ProcfsSampler final : public Component {
   std::optional<Previous> prev_;
   procfs_detail::PidStats pid_;
   std::optional<procfs_detail::NetStats> net_;
+  sampler_support::SlowReadings slow_;
   bool pid_missing_noted_ = false;
   std::set<std::string> noted_interfaces_;
   sampler_support::FrameBuilder frame_;

@@ -13,6 +13,7 @@ struct RdmaCounterName {
   std::string name;  // e.g. "roce.port.tx_bytes"
   std::string unit;  // "bytes" or "count" (of the cumulative counter; rates add "/s")
   double scale = 1;  // port_xmit_data / port_rcv_data count octets divided by 4
+  bool slow = true;  // read at most once per slow_interval (errors); false: every sample (traffic)
 };
 
 /// Our metric for a counter file; nullopt-like (empty name) for files that are not counters (lifespan).

@@ -27,6 +27,7 @@
 #include "sampler_support/option_specs.hpp"
 #include "sampler_support/relisted.hpp"
 #include "sampler_support/run_command.hpp"
+#include "sampler_support/slow_readings.hpp"
 #include "sampler_support/sysfs_files.hpp"
 
 namespace cann_debug::plugins {
@@ -57,7 +58,8 @@ Manifest make_manifest() {
       "<nic>/ports/<n>/counters and hw_counters, e.g. roce.port.tx_bytes / rx_bytes (bytes/s; "
       "port_xmit_data and port_rcv_data count octets / 4), roce.port.tx_packets, roce.port.cnp_sent "
       "(np_cnp_sent), roce.port.cnp_received (rp_cnp_handled), roce.port.ecn_marked, "
-      "roce.port.out_of_order, roce.port.ack_timeouts. Width of sysfs counters: 64-bit, or 32-bit while "
+      "roce.port.out_of_order, roce.port.ack_timeouts (errors, discards and retransmissions at most once per "
+      "slow_interval). Width of sysfs counters: 64-bit, or 32-bit while "
       "both readings fit in 32 bits (legacy counters).";
   m.outputs = {{"metrics", std::string(MetricFrame::type_id), "one frame of readings per sample"}};
   m.options = ss::interval_options();
@@ -95,6 +97,9 @@ Manifest make_manifest() {
   m.options.push_back(ss::devices_option(
       "NPUs to sample (DCMI logical ids, or hccn_tool -i ids; default: every NPU DCMI lists, or every "
       "<root>/dev/davinciN)"));
+  m.options.push_back(ss::slow_interval_option(
+      "the Linux RDMA error, discard and retransmission counters (traffic and congestion counters: every "
+      "sample)"));
   m.concurrency = Concurrency::serial();
   m.sample_yaml =
       "# RoCE counters of the NPU NICs and of any RDMA NIC, as rates, once per second.\n"
@@ -247,7 +252,8 @@ class RdmaSysfs {
     return true;
   }
 
-  void sample(ss::FrameBuilder& frame, std::int64_t now_ns, HostServices* host) {
+  /// `slow`: also the counters read at most once per slow_interval (errors).
+  void sample(ss::FrameBuilder& frame, std::int64_t now_ns, HostServices* host, bool slow) {
     counters_.refresh(
         now_ns, [&] { return counter_files(); },
         [](const Listed& f) -> const std::string& { return f.where.path; },
@@ -258,6 +264,7 @@ class RdmaSysfs {
           return Counter{std::move(f.where), std::move(f.metric), std::move(file), ordinal};
         });
     for (auto& c : counters_.entries()) {
+      if (c.metric.slow && !slow) continue;
       const auto value = c.file.read_u64();
       if (!value) continue;  // unreadable (some hw_counters need privileges) or not a number
       const std::int64_t read_ns = ss::read_clock_ns(host);
@@ -349,13 +356,16 @@ Sources open_sources(const Config& config, std::string& reason) {
 class RoceSampler final : public ss::IntervalSampler {
  public:
   RoceSampler(const CreateContext& ctx, const Config& config)
-      : IntervalSampler(ctx, config), config_(config) {
+      : IntervalSampler(ctx, config),
+        config_(config),
+        slow_(config.duration_ns("slow_interval"), config.duration_ns("interval")) {
     emit_frames();
   }
 
  protected:
   void open() override {
     calls_.clear();
+    slow_.restart();
     calls_.set_logger(host() ? &host()->logger() : nullptr);
     std::string reason;
     sources_ = open_sources(config_, reason);
@@ -366,12 +376,14 @@ class RoceSampler final : public ss::IntervalSampler {
   void sample_frame(ss::FrameBuilder& frame) override {
     if (sources_.dcmi) sources_.dcmi->sample(frame, calls_, host());
     if (sources_.hccn) sources_.hccn->sample(frame, frame.key(), calls_, host());
-    if (sources_.sysfs) sources_.sysfs->sample(frame, frame.key().timestamp_ns, host());
+    if (sources_.sysfs)
+      sources_.sysfs->sample(frame, frame.key().timestamp_ns, host(), slow_.due(frame.key().timestamp_ns));
     calls_.skipped().add_to(frame);
   }
 
  private:
   Config config_;
+  ss::SlowReadings slow_;
   Sources sources_;
   dcmi::DcmiCalls calls_;
 };
