@@ -49,7 +49,8 @@ std::optional<T> to_number(std::string_view field) {
 
 /// Walks "Key:   123 kB" lines (/proc/meminfo for procfs and ddr): calls use(key, value) for every line
 /// whose first field after the colon is a number, the value in bytes when the unit is kB and as written
-/// otherwise (counts such as HugePages_Total). Keys are without the colon.
+/// otherwise (counts such as HugePages_Total). Keys are without the colon. A `use` that returns bool stops
+/// the walk by returning false (it has every line it wants: the kernel prints MemTotal..Cached first).
 template <typename Use>
 void for_each_meminfo_line(std::string_view text, Use&& use) {
   while (!text.empty()) {
@@ -59,7 +60,12 @@ void for_each_meminfo_line(std::string_view text, Use&& use) {
     std::string_view rest = line.substr(colon + 1);
     const auto v = to_number<std::uint64_t>(next_field(rest));
     if (!v) continue;
-    use(line.substr(0, colon), next_field(rest) == "kB" ? *v * 1024 : *v);
+    const std::uint64_t value = next_field(rest) == "kB" ? *v * 1024 : *v;
+    if constexpr (std::is_same_v<std::invoke_result_t<Use&, std::string_view, std::uint64_t>, bool>) {
+      if (!use(line.substr(0, colon), value)) return;
+    } else {
+      use(line.substr(0, colon), value);
+    }
   }
 }
 

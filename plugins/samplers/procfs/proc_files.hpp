@@ -100,6 +100,8 @@ inline MemInfo parse_meminfo(std::string_view text) {
       m.buffers_kb = kb;
     else if (key == "Cached")
       m.cached_kb = kb;
+    // The kernel prints these five first (of some 50 lines); older kernels lack MemAvailable.
+    return !(m.total_kb && m.available_kb && m.free_kb && m.buffers_kb && m.cached_kb);
   });
   return m;
 }
