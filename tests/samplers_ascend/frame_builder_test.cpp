@@ -95,6 +95,33 @@ TEST(FrameBuilder, CountersGiveRateAndDeltaFromTheSecondReadingAndWrapAcross) {
   EXPECT_DOUBLE_EQ(w.values[1], 0x20);
 }
 
+TEST(FrameBuilder, SeriesLeftOutOfASampleLeaveNaNAndTheOthersLandInTheirOwnPlaces) {
+  FrameBuilder b;
+  auto sample = [&](TimestampNs t, auto wanted) {
+    b.begin(at(t));
+    for (std::uint32_t i = 0; i < 40; ++i)
+      if (wanted(i))
+        b.gauge({1, i}, i * 10.0, [&] {
+          return MetricSeries{"x.y", "count", {{"i", std::to_string(i)}}, -1};
+        });
+    return b.finish();
+  };
+  const MetricFrame all = sample(1, [](std::uint32_t) { return true; });
+  // Every third left out (found by looking ahead), then a run of 20 (found by the hash), then the rest.
+  const MetricFrame some = sample(2, [](std::uint32_t i) { return i % 3 != 1 && (i < 12 || i >= 32); });
+  EXPECT_EQ(some.schema, all.schema) << "no series added";
+  ASSERT_EQ(some.values.size(), 40u);
+  for (std::uint32_t i = 0; i < 40; ++i) {
+    const bool wanted = i % 3 != 1 && (i < 12 || i >= 32);
+    if (wanted)
+      EXPECT_DOUBLE_EQ(some.values[i], i * 10.0) << i;
+    else
+      EXPECT_TRUE(std::isnan(some.values[i])) << i;
+  }
+  const MetricFrame again = sample(3, [](std::uint32_t) { return true; });
+  for (std::uint32_t i = 0; i < 40; ++i) EXPECT_DOUBLE_EQ(again.values[i], i * 10.0) << i;
+}
+
 TEST(FrameBuilder, SkippedReadingsKeepTheirSeriesAsNewReasonsAppear) {
   SkippedReadings skipped;
   FrameBuilder b;

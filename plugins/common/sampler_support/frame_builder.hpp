@@ -1,9 +1,11 @@
 // Builds the metric.frame/1 of one sample. A sampler names each series by a small integer key and
 // describes it (name, unit, labels) only the first time the key is seen; after that a reading is one
 // store into the frame. Samplers put their readings in the same order every sample, so the lookup is a
-// comparison with the next expected key, with a hash lookup as the fallback.
+// comparison with the next expected key (or one a few slots on, when some were left out this sample), with a
+// hash lookup as the fallback.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -102,6 +104,13 @@ class FrameBuilder {
   template <typename Describe>
   std::uint32_t slot(const SeriesKey& key, Describe& describe, bool counter, bool delta) {
     if (cursor_ < slots_.size() && slots_[cursor_].key == key) return values_index(cursor_++);
+    // Series left out of this sample (slow readings, a failed call) put the next one a few slots ahead.
+    const std::size_t ahead = std::min(slots_.size(), cursor_ + 1 + kLookAhead);
+    for (std::size_t i = cursor_ + 1; i < ahead; ++i)
+      if (slots_[i].key == key) {
+        cursor_ = i + 1;
+        return values_index(i);
+      }
     if (auto it = index_.find(key); it != index_.end()) {
       cursor_ = it->second + 1;
       return values_index(it->second);
@@ -109,6 +118,7 @@ class FrameBuilder {
     return add_series(key, describe(), counter, delta);
   }
   std::uint32_t values_index(std::size_t slot) const { return first_value_[slot]; }
+  static constexpr std::size_t kLookAhead = 16;  // slots past the expected one compared before hashing
   std::uint32_t add_series(const SeriesKey& key, MetricSeries series, bool counter, bool delta);
   CounterDelta update_counter(std::uint32_t value_index, std::uint64_t value, unsigned width_bits,
                               std::int64_t read_ns, double scale);
