@@ -34,12 +34,16 @@ std::string host_name() {
 }
 
 IntervalSampler::IntervalSampler(const CreateContext& ctx, const Config& config)
-    : host_(ctx.host), interval_ns_(config.duration_ns("interval")), limit_(config.integer("samples")) {}
+    : host_(ctx.host),
+      interval_ns_(config.duration_ns("interval")),
+      limit_(config.integer("samples")),
+      slow_(config.has("slow_interval") ? config.duration_ns("slow_interval") : 0, interval_ns_) {}
 
 void IntervalSampler::start() {
   taken_ = 0;
   node_ = host_name();
   frame_.clear();
+  slow_.restart();
   open();
 }
 
@@ -48,6 +52,7 @@ PollResult IntervalSampler::poll(Emitter& out) {
   CorrelationKey key;
   key.timestamp_ns = host_ ? host_->now_ns() : wall_clock_ns();
   key.node_id = node_;
+  slow_due_ = slow_.due(key.timestamp_ns);
   if (frames_) {
     frame_.begin(key);
     sample_frame(frame_);

@@ -11,6 +11,7 @@
 #include "cann_debug/component.hpp"
 #include "cann_debug/messages.hpp"
 #include "sampler_support/frame_builder.hpp"
+#include "sampler_support/slow_readings.hpp"
 
 namespace cann_debug::plugins::sampler_support {
 
@@ -43,6 +44,9 @@ class IntervalSampler : public Component {
   void emit_frames() { frames_ = true; }
 
   HostServices* host() const { return host_; }
+  /// Whether this sample also takes the readings that change slowly (the sampler's `slow_interval`
+  /// option, SlowReadings); always true for a sampler without that option.
+  bool slow_readings_due() const { return slow_due_; }
 
  private:
   HostServices* host_;
@@ -52,6 +56,8 @@ class IntervalSampler : public Component {
   std::string node_;
   bool frames_ = false;
   FrameBuilder frame_;
+  SlowReadings slow_;
+  bool slow_due_ = true;
 };
 
 }  // namespace cann_debug::plugins::sampler_support

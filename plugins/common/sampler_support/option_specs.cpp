@@ -1,7 +1,5 @@
 #include "option_specs.hpp"
 
-#include "slow_readings.hpp"
-
 namespace cann_debug::plugins::sampler_support {
 
 OptionSpec option_spec(std::string name, OptionType type, std::string description,

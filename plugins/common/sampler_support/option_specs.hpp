@@ -26,6 +26,10 @@ OptionSpec devices_option(std::string description);
 /// `command_timeout`: how long one run of `program` may take before it is killed (default 5s).
 OptionSpec command_timeout_option(const std::string& program);
 
+/// `slow_interval` (duration, default 1s, 0 = every sample): how often the readings that change slowly are
+/// taken (SlowReadings); `readings` says which readings of this sampler it governs.
+OptionSpec slow_interval_option(const std::string& readings);
+
 /// `library`: the DCMI library to dlopen (default libdcmi.so, also looked for in the driver's folders).
 OptionSpec dcmi_library_option();
 

@@ -1,19 +1,13 @@
 // Readings that change slowly or rarely (a temperature, a health state, error counters, a rated clock)
 // are taken at most once per `slow_interval`, the others every sample: a sampler at 10 ms then makes its
 // vendor calls and file reads for what moves at 10 ms, and does not ask a hundred times a second for a
-// value that changes once a minute. The option and the schedule every sampler with such readings shares.
+// value that changes once a minute. The schedule every sampler with such readings shares (the option is
+// slow_interval_option, option_specs.hpp; IntervalSampler keeps the schedule for the samplers built on it).
 #pragma once
 
 #include <cstdint>
-#include <string>
-
-#include "cann_debug/options.hpp"
 
 namespace cann_debug::plugins::sampler_support {
-
-/// The option `slow_interval` (duration, default 1s, 0 = every sample); `readings` says which readings
-/// of this sampler it governs.
-OptionSpec slow_interval_option(const std::string& readings);
 
 /// Says, sample by sample, whether this sample also takes the slow readings: the first sample does, then
 /// the first sample at least `slow_interval` after the last one that did (up to half an interval early:

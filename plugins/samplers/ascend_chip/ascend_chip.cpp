@@ -22,7 +22,6 @@
 #include "dcmi/dcmi_calls.hpp"
 #include "sampler_support/interval_sampler.hpp"
 #include "sampler_support/option_specs.hpp"
-#include "sampler_support/slow_readings.hpp"
 
 namespace cann_debug::plugins {
 namespace {
@@ -355,16 +354,13 @@ Backends open_backend(const Config& config, std::string& reason) {
 class AscendChipSampler final : public ss::IntervalSampler {
  public:
   AscendChipSampler(const CreateContext& ctx, const Config& config)
-      : IntervalSampler(ctx, config),
-        config_(config),
-        slow_(config.duration_ns("slow_interval"), config.duration_ns("interval")) {
+      : IntervalSampler(ctx, config), config_(config) {
     emit_frames();
   }
 
  protected:
   void open() override {
     calls_.clear();
-    slow_.restart();
     calls_.set_logger(host() ? &host()->logger() : nullptr);
     std::string reason;
     backends_ = open_backend(config_, reason);
@@ -373,7 +369,7 @@ class AscendChipSampler final : public ss::IntervalSampler {
   }
 
   void sample_frame(ss::FrameBuilder& frame) override {
-    const bool slow = slow_.due(frame.key().timestamp_ns);
+    const bool slow = slow_readings_due();
     if (backends_.dcmi) backends_.dcmi->sample(frame, calls_, slow);
     if (backends_.npu_smi) backends_.npu_smi->sample(frame, calls_, slow);
     calls_.skipped().add_to(frame);
@@ -381,7 +377,6 @@ class AscendChipSampler final : public ss::IntervalSampler {
 
  private:
   Config config_;
-  ss::SlowReadings slow_;
   Backends backends_;
   dcmi::DcmiCalls calls_;
 };

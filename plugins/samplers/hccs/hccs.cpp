@@ -18,7 +18,6 @@
 #include "sampler_support/counter_points.hpp"
 #include "sampler_support/interval_sampler.hpp"
 #include "sampler_support/option_specs.hpp"
-#include "sampler_support/slow_readings.hpp"
 
 namespace cann_debug::plugins {
 namespace {
@@ -116,15 +115,13 @@ class HccsSampler final : public ss::IntervalSampler {
         config_(config),
         window_ms_(static_cast<int>(config.duration_ns("bandwidth_window") / 1'000'000)),
         links_(static_cast<int>(config.integer("links"))),
-        all_links_(config.boolean("all_links")),
-        slow_(config.duration_ns("slow_interval"), config.duration_ns("interval")) {
+        all_links_(config.boolean("all_links")) {
     emit_frames();
   }
 
  protected:
   void open() override {
     calls_.clear();
-    slow_.restart();
     calls_.set_logger(host() ? &host()->logger() : nullptr);
     std::string reason;
     if (!open_devices(config_, lib_, devices_, reason))
@@ -133,7 +130,7 @@ class HccsSampler final : public ss::IntervalSampler {
   }
 
   void sample_frame(ss::FrameBuilder& frame) override {
-    const bool slow = slow_.due(frame.key().timestamp_ns);
+    const bool slow = slow_readings_due();
     for (std::size_t i = 0; i < devices_.size(); ++i)
       sample_device(static_cast<std::uint32_t>(i), frame, slow);
     calls_.skipped().add_to(frame);
@@ -238,7 +235,6 @@ class HccsSampler final : public ss::IntervalSampler {
   int window_ms_;
   int links_;
   bool all_links_;
-  ss::SlowReadings slow_;
   dcmi::DcmiLibrary lib_;
   std::vector<DcmiDevice> devices_;
   dcmi::DcmiCalls calls_;

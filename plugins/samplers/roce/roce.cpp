@@ -27,7 +27,6 @@
 #include "sampler_support/option_specs.hpp"
 #include "sampler_support/relisted.hpp"
 #include "sampler_support/run_command.hpp"
-#include "sampler_support/slow_readings.hpp"
 #include "sampler_support/sysfs_files.hpp"
 
 namespace cann_debug::plugins {
@@ -356,16 +355,13 @@ Sources open_sources(const Config& config, std::string& reason) {
 class RoceSampler final : public ss::IntervalSampler {
  public:
   RoceSampler(const CreateContext& ctx, const Config& config)
-      : IntervalSampler(ctx, config),
-        config_(config),
-        slow_(config.duration_ns("slow_interval"), config.duration_ns("interval")) {
+      : IntervalSampler(ctx, config), config_(config) {
     emit_frames();
   }
 
  protected:
   void open() override {
     calls_.clear();
-    slow_.restart();
     calls_.set_logger(host() ? &host()->logger() : nullptr);
     std::string reason;
     sources_ = open_sources(config_, reason);
@@ -376,14 +372,12 @@ class RoceSampler final : public ss::IntervalSampler {
   void sample_frame(ss::FrameBuilder& frame) override {
     if (sources_.dcmi) sources_.dcmi->sample(frame, calls_, host());
     if (sources_.hccn) sources_.hccn->sample(frame, frame.key(), calls_, host());
-    if (sources_.sysfs)
-      sources_.sysfs->sample(frame, frame.key().timestamp_ns, host(), slow_.due(frame.key().timestamp_ns));
+    if (sources_.sysfs) sources_.sysfs->sample(frame, frame.key().timestamp_ns, host(), slow_readings_due());
     calls_.skipped().add_to(frame);
   }
 
  private:
   Config config_;
-  ss::SlowReadings slow_;
   Sources sources_;
   dcmi::DcmiCalls calls_;
 };
