@@ -138,11 +138,8 @@ void RecordingWriter::write_pending() {
   // this chunk (unchanged: one byte).
   const std::size_t worst =
       1 + 2 * kMaxVarintBytes + pending_.size() * (kMaxVarintBytes + kMaxXorDoubleBytes);
-  if (worst > record_capacity_) {
-    record_capacity_ = std::max(worst, 2 * record_capacity_);
-    record_ = std::make_unique_for_overwrite<char[]>(record_capacity_);
-  }
-  char* const begin = record_.get();
+  if (record_.size() < worst) record_.resize(std::max(worst, 2 * record_.size()));
+  char* const begin = record_.data();
   char* p = begin;
   *p++ = static_cast<char>(RecordKind::kPackedSample);
   p = put_varint(p, zigzag(pending_ts_ - chunk_prev_));

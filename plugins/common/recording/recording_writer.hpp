@@ -90,10 +90,9 @@ class RecordingWriter {
   std::unordered_map<std::string, std::uint64_t> ids_;  // series key (name, unit, labels, key) -> id
   std::vector<SeriesInfo> series_;
   std::string chunk_;  // encoded records of the chunk being filled
-  // One instant's sample record is encoded here (sized for the worst case, never cleared) and appended to
-  // chunk_ at its real size: resizing chunk_ for the worst case would zero those bytes every time.
-  std::unique_ptr<char[]> record_;
-  std::size_t record_capacity_ = 0;
+  // One instant's sample record is encoded here and appended to chunk_ at its real size: resizing chunk_
+  // for the worst case would zero those bytes every time. Only grows (as the zstd output buffer does).
+  std::string record_;
   std::string key_scratch_;
   TimestampNs pending_ts_ = 0;
   std::vector<std::pair<std::uint64_t, double>> pending_;  // values of one instant not yet encoded

@@ -8,7 +8,6 @@
 
 #include <algorithm>
 #include <charconv>
-#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -109,29 +108,23 @@ std::optional<std::string_view> KeptOpenFile::read() {
       if (::fstat(fd_, &st) != 0 || st.st_nlink == 0) close();  // removed or replaced since the last read
     }
     if (fd_ < 0 && !open()) return std::nullopt;
-    if (const auto size = read_whole()) return std::string_view(buffer_.get(), *size);
+    if (const auto size = read_whole()) return std::string_view(buffer_.data(), *size);
     close();  // a stale descriptor (the file was replaced): open the path again once
   }
   return std::nullopt;
 }
 
 std::optional<std::size_t> KeptOpenFile::read_whole() {
-  if (!buffer_) {
-    capacity_ = 128;  // one counter's line; a table (/proc/stat) grows it within its first reads
-    buffer_ = std::make_unique_for_overwrite<char[]>(capacity_);
-  }
+  if (buffer_.empty()) buffer_.resize(128);  // one counter's line; a table (/proc/stat) grows it at once
   std::size_t size = 0;
   for (;;) {
-    const ssize_t n = ::pread(fd_, buffer_.get() + size, capacity_ - size, static_cast<off_t>(size));
+    const ssize_t n = ::pread(fd_, buffer_.data() + size, buffer_.size() - size, static_cast<off_t>(size));
     if (n < 0) return std::nullopt;
     size += static_cast<std::size_t>(n);
     // A short read is the end: procfs and sysfs fill the buffer up to the end of the text, as regular
     // files do (a read until 0 would cost a second system call every time).
-    if (size < capacity_) return size;
-    auto bigger = std::make_unique_for_overwrite<char[]>(capacity_ * 2);
-    std::memcpy(bigger.get(), buffer_.get(), size);
-    buffer_ = std::move(bigger);
-    capacity_ *= 2;
+    if (size < buffer_.size()) return size;
+    buffer_.resize(buffer_.size() * 2);  // keeps what was read
   }
 }
 

@@ -3,7 +3,6 @@
 #pragma once
 
 #include <cstdint>
-#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -40,8 +39,7 @@ class KeptOpenFile {
         fd_(std::exchange(other.fd_, -1)),
         may_be_replaced_(other.may_be_replaced_),
         check_unlinked_(other.check_unlinked_),
-        buffer_(std::move(other.buffer_)),
-        capacity_(std::exchange(other.capacity_, 0)) {}
+        buffer_(std::move(other.buffer_)) {}
   KeptOpenFile& operator=(KeptOpenFile&&) = delete;
   KeptOpenFile(const KeptOpenFile&) = delete;
   KeptOpenFile& operator=(const KeptOpenFile&) = delete;
@@ -60,9 +58,9 @@ class KeptOpenFile {
   int fd_ = -1;
   bool may_be_replaced_ = false;
   bool check_unlinked_ = false;  // may_be_replaced_ and not on procfs
-  // Not a std::string: resizing one to its capacity before each read would clear it every time.
-  std::unique_ptr<char[]> buffer_;
-  std::size_t capacity_ = 0;
+  // Only grows, never shrinks to the text: resized up only when a text fills it, so it is not cleared
+  // before every read. The text read last is its first read() bytes.
+  std::string buffer_;
 };
 
 /// A /sys or /proc attribute holding one number ("123\n", or 0x hex), kept open: one pread per reading
