@@ -109,7 +109,8 @@ struct RunResult {
   int exit_code = -1;
 };
 
-/// The regular files (not the recording) process `pid` holds open: what a sampler reads every sample.
+/// The regular files (not the recording) process `pid` holds open: what its samplers read (some every
+/// sample, slow readings once per slow_interval).
 std::vector<std::string> open_files(pid_t pid) {
   std::vector<std::string> files;
   std::error_code ec;
@@ -319,11 +320,9 @@ void print(const RunResult& r, const RunResult* base) {
   const json rec = r.recording.is_object() ? r.recording : json::object();
   const double samples = rec.value("samples_total", 0.0);
   fmt::print(
-      "{:<12} exit {:>3}  wall {:>6.1f} s  cpu steady {:>6.3f}% of a core (total {:>6.3f}%){}{}  rss {:.0f} "
-      "-> "
-      "{:.0f} KiB (max {:.0f}, slope {:+.1f} KiB/min, second half {:+.1f})  {:.0f} samples, {:.3f} "
-      "bytes/sample, {} bytes, "
-      "retained {:.2f}%\n",
+      "{:<12} exit {:>3}  wall {:>6.1f} s  cpu steady {:>6.3f}% of a core (total {:>6.3f}%){}{}  "
+      "rss {:.0f} -> {:.0f} KiB (max {:.0f}, slope {:+.1f} KiB/min, second half {:+.1f})  "
+      "{:.0f} samples, {:.3f} bytes/sample, {} bytes, retained {:.2f}%\n",
       r.name, r.exit_code, r.wall, 100 * r.cpu_steady, 100 * r.cpu_total,
       base && base->cpu_steady > 0 ? fmt::format(" = {:.1f}x baseline", r.cpu_steady / base->cpu_steady) : "",
       r.floor > 0 ? fmt::format(" = {:.2f}x floor", r.cpu_steady / r.floor) : "", r.rss_start, r.rss_end,

@@ -44,8 +44,7 @@ Manifest make_manifest() {
       "status is 0x3 = up, else 0; labels hdlc_status, pcs_status). Links that never showed traffic, "
       "errors or bandwidth are left out unless all_links is set. hccs.status is read at most once per "
       "slow_interval. Error codes skip the reading and are counted in sampler.skipped_readings (count; "
-      "labels "
-      "source_name, reason).";
+      "labels source_name, reason).";
   m.outputs = {{"metrics", std::string(MetricFrame::type_id), "one frame of readings per sample"}};
   m.options = ss::interval_options();
   m.options.push_back(ss::dcmi_library_option());

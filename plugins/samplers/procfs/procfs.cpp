@@ -57,8 +57,7 @@ Manifest make_manifest() {
       "statistics/{rx,tx}_{bytes,packets,dropped,errors}: host.network.rx_bandwidth, tx_bandwidth "
       "(bytes/s), rx_packets, tx_packets, rx_dropped, tx_dropped, rx_errors, tx_errors (count/s), label "
       "source_name = the counter file; the dropped and error counters at most once per slow_interval; a "
-      "counter "
-      "that wrapped is counted across the wrap, one that was reset is skipped for that sample.";
+      "counter that wrapped is counted across the wrap, one that was reset is skipped for that sample.";
   m.outputs = {{"metrics", std::string(MetricFrame::type_id), "one frame of readings per sample"}};
   m.options = {
       {.name = "root",
