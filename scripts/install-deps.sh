@@ -6,6 +6,7 @@ PACKAGES=(
   libboost-dev libboost-filesystem-dev libyaml-cpp-dev libfmt-dev libtbb-dev nlohmann-json3-dev
   libgtest-dev libgmock-dev libbenchmark-dev libcli11-dev libspdlog-dev
   libsimdjson-dev libzstd-dev libcpp-httplib-dev zlib1g-dev
+  python3-torch python3-sklearn python3-numpy
 )
 missing=()
 for p in "${PACKAGES[@]}"; do

@@ -11,6 +11,44 @@ namespace cann_debug::cli {
 
 namespace fs = std::filesystem;
 
+namespace {
+
+const nlohmann::json* dotted(const nlohmann::json& doc, const std::string& key) {
+  if (doc.is_object()) {
+    if (auto it = doc.find(key); it != doc.end()) return &*it;  // keys that contain dots themselves
+  }
+  const nlohmann::json* node = &doc;
+  std::size_t start = 0;
+  while (start <= key.size()) {
+    const std::size_t dot = std::min(key.find('.', start), key.size());
+    const std::string part = key.substr(start, dot - start);
+    if (!node->is_object()) return nullptr;
+    auto it = node->find(part);
+    if (it == node->end()) return nullptr;
+    node = &*it;
+    start = dot + 1;
+  }
+  return node;
+}
+
+std::string as_text(const nlohmann::json& v) {
+  if (v.is_string()) return v.get<std::string>();
+  if (v.is_null()) return "null";
+  return v.dump();
+}
+
+}  // namespace
+
+std::string case_axis_value(const LabelledCase& c, const std::string& axis) {
+  if (const auto* v = dotted(c.variant, axis)) return as_text(*v);
+  std::ifstream in(fs::path(c.folder) / "config.json");
+  if (!in) return "";
+  const auto config = nlohmann::json::parse(in, nullptr, false);
+  if (config.is_discarded()) return "";
+  if (const auto* v = dotted(config, axis)) return as_text(*v);
+  return "";
+}
+
 bool find_labelled_cases(const std::string& root, const std::string& scenario, std::vector<LabelledCase>& out,
                          std::string& problem) {
   std::vector<fs::path> labels;
@@ -40,6 +78,7 @@ bool find_labelled_cases(const std::string& root, const std::string& scenario, s
       return false;
     }
     LabelledCase c{file.parent_path().string(), doc.value("scenario", ""), doc["root_cause"]};
+    if (doc.contains("variant") && doc["variant"].is_object()) c.variant = doc["variant"];
     if (!scenario.empty() && c.scenario != scenario) continue;
     out.push_back(std::move(c));
   }

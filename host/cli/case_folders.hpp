@@ -5,13 +5,22 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 namespace cann_debug::cli {
 
 struct LabelledCase {
   std::string folder;
   std::string scenario;
   std::string root_cause;
+  /// expected.json's "variant": the value of every axis of the matrix the run came from (may be empty).
+  nlohmann::json variant = nlohmann::json::object();
 };
+
+/// The value of `axis` for a case, as text: the dotted key in expected.json's "variant" first, then in the
+/// case's config.json (so `optimizer.name` or `model.type` also groups runs that carry no variant);
+/// "" when neither has it.
+std::string case_axis_value(const LabelledCase& c, const std::string& axis);
 
 /// Every folder at or below `root` (3 levels deep) holding an expected.json, sorted by path; only those
 /// of `scenario` unless it is empty. Returns false with `problem` set when none is found or an

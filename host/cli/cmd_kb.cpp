@@ -1,19 +1,15 @@
 // `cann-debug kb learn --cases DIR --graph G -o G2`: re-estimates a causal graph's probability tables from
-// labelled case folders. Each case runs through the scenario pipeline up to its discretised evidence; the
-// label (expected.json's root_cause) is added as hard evidence on the root variable; the bayes package's
-// cpt_learn component counts, smooths, scores by leave-one-out and writes the learnt graph.
-#include <cstdio>
+// labelled case folders (graph_learning.hpp: evidence per case, the label as hard evidence, cpt_learn) and
+// prints the learner's leave-one-out figures.
 #include <filesystem>
 #include <fstream>
-#include <set>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include "builtin_components.hpp"
-#include "cann_debug/messages.hpp"
 #include "case_folders.hpp"
 #include "cli_common.hpp"
+#include "graph_learning.hpp"
 #include "scenario_pipeline.hpp"
 
 namespace cann_debug::cli {
@@ -85,74 +81,26 @@ int learn(const GlobalOptions& g, const LearnArgs& a) {
     return kNotFound;
   }
 
-  // Evidence of every case, labelled.
-  std::string evidence_path = a.save_evidence;
-  if (evidence_path.empty())
-    evidence_path = (fs::temp_directory_path() / fmt::format("cann-debug-kb-{}.jsonl", ::getpid())).string();
-  {
-    std::ofstream out(evidence_path);
+  std::vector<LabelledEvidence> evidence;
+  if (int rc = collect_labelled_evidence(g, pipeline, a.graph, cases, a.label, evidence); rc != kOk) return rc;
+  if (!a.save_evidence.empty()) {
+    std::ofstream out(a.save_evidence);
     if (!out) {
-      fmt::print(stderr, "error: {}: cannot write\n", evidence_path);
+      fmt::print(stderr, "error: {}: cannot write\n", a.save_evidence);
       return kRunFailed;
     }
-    std::size_t done = 0;
-    for (const auto& c : cases) {
-      TapRequest req;
-      req.pipeline = pipeline;
-      req.input = c.folder;
-      req.capture_types = {std::string(Evidence::type_id)};
-      req.set_on_type["discretize"] = json{{"graph", a.graph}};
-      req.set_on_type["bayes_exact"] = json{{"graph", a.graph}};
-      req.set_on_type["bayes_sampling"] = json{{"graph", a.graph}};
-      TappedRun run;
-      int rc = run_tapped(g, req, run);
-      auto evidence = run.of_type(Evidence::type_id);
-      if (rc != kOk || evidence.empty()) {
-        fmt::print(stderr, "error: {}: {}\n", c.folder,
-                   rc != kOk ? "the pipeline failed on this case" : "the pipeline produced no evidence");
-        return rc != kOk ? rc : static_cast<int>(kRunFailed);
-      }
-      Evidence e = evidence.back()->envelope.as<Evidence>();
-      e.soft.erase(a.label);
-      e.hard[a.label] = c.root_cause;
-      json line = e;
-      line["_case"] = c.folder;
-      out << line.dump() << '\n';
-      if (g.verbosity > 0)
-        fmt::print(stderr, "[{}/{}] {} ({})\n", ++done, cases.size(), c.folder, c.root_cause);
-    }
+    for (const auto& line : evidence) out << line.dump() << '\n';
   }
-
-  json learn_options = {{"path", evidence_path}};
-  json learner = {{"graph", a.graph},
-                  {"output", a.output},
-                  {"label", a.label},
-                  {"prior_strength", a.prior_strength},
-                  {"learn_label_prior", a.learn_label_prior},
-                  {"note", fmt::format("cann-debug kb learn --cases {} --graph {} (scenario {}, pipeline {}, "
-                                       "{} cases)",
-                                       a.cases, a.graph, scenario, fs::path(pipeline).filename().string(),
-                                       cases.size())}};
-  const std::string yaml = fmt::format(
-      "version: 1\n"
-      "components:\n"
-      "  evidence_source/cases: {}\n"
-      "  cpt_learn/learn: {}\n"
-      "  capture/stats: {{key: kb.learn.stats}}\n"
-      "links:\n"
-      "  - evidence_source/cases.evidence -> cpt_learn/learn.evidence\n"
-      "  - cpt_learn/learn.stats -> capture/stats.in\n",
-      learn_options.dump(), learner.dump());
-  EmbeddedRun run;
-  int rc = run_embedded(g, yaml, "<kb learn>", run);
-  auto stats = host::CaptureStore::instance().take("kb.learn.stats");
-  if (a.save_evidence.empty()) fs::remove(evidence_path);
-  if (rc != kOk) return rc;
-  if (stats.empty()) {
-    fmt::print(stderr, "error: the learner produced no figures\n");
-    return kRunFailed;
-  }
-  const json& figures = stats.front().as<JsonMessage>().value;
+  LearnOptions options;
+  options.graph = a.graph;
+  options.output = a.output;
+  options.label = a.label;
+  options.prior_strength = a.prior_strength;
+  options.learn_label_prior = a.learn_label_prior;
+  options.note = fmt::format("cann-debug kb learn --cases {} --graph {} (scenario {}, pipeline {}, {} cases)",
+                             a.cases, a.graph, scenario, fs::path(pipeline).filename().string(), cases.size());
+  json figures;
+  if (int rc = learn_graph(g, evidence, options, figures); rc != kOk) return rc;
   if (a.json)
     fmt::print("{}\n", figures.dump(2));
   else

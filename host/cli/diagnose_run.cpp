@@ -53,6 +53,7 @@ DiagnoseResult diagnose_folder(const GlobalOptions& g, const DiagnoseRequest& re
   tap.input = request.input;
   tap.output = request.output;
   tap.keep_sinks = !request.output.empty();
+  tap.set_on_type = request.set_on_type;
   tap.capture_types = {std::string(Diagnosis::type_id), std::string(Advice::type_id)};
   TappedRun run;
   result.rc = run_tapped(g, tap, run);

@@ -3,6 +3,7 @@
 // prints (docs/diagnose.md). `eval` calls the same function for every labelled case.
 #pragma once
 
+#include <map>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -16,6 +17,8 @@ struct DiagnoseRequest {
   std::string scenario = "auto";
   std::string output;    // "" = no files written (sinks dropped)
   std::string pipeline;  // "" = pipelines/<scenario>.yaml
+  /// Options set on every component of a type (e.g. {"bayes_exact": {"graph": "fold.json"}}).
+  std::map<std::string, nlohmann::json> set_on_type;
 };
 
 struct DiagnoseResult {

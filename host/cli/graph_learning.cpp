@@ -1,0 +1,110 @@
+#include "graph_learning.hpp"
+
+#include <unistd.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+
+#include <fmt/format.h>
+
+#include "builtin_components.hpp"
+#include "cann_debug/messages.hpp"
+#include "scenario_pipeline.hpp"
+
+namespace cann_debug::cli {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+std::map<std::string, json> use_graph(const std::string& graph) {
+  std::map<std::string, json> out;
+  for (const char* type : {"discretize", "bayes_exact", "bayes_sampling", "training_analyzer",
+                           "inference_analyzer", "distributed_analyzer", "report"})
+    out[type] = json{{"graph", graph}};
+  return out;
+}
+
+std::string prior_graph_for(const std::string& pipeline, const std::string& scenario) {
+  const fs::path candidate = fs::path(pipeline).parent_path() / "graphs" / "priors" / (scenario + ".json");
+  std::error_code ec;
+  return fs::is_regular_file(candidate, ec) ? candidate.string() : std::string();
+}
+
+int collect_labelled_evidence(const GlobalOptions& g, const std::string& pipeline, const std::string& graph,
+                              const std::vector<LabelledCase>& cases, const std::string& label,
+                              std::vector<LabelledEvidence>& out) {
+  std::size_t done = 0;
+  for (const auto& c : cases) {
+    TapRequest req;
+    req.pipeline = pipeline;
+    req.input = c.folder;
+    req.capture_types = {std::string(Evidence::type_id)};
+    req.set_on_type["discretize"] = json{{"graph", graph}};
+    req.set_on_type["bayes_exact"] = json{{"graph", graph}};
+    req.set_on_type["bayes_sampling"] = json{{"graph", graph}};
+    TappedRun run;
+    const int rc = run_tapped(g, req, run);
+    const auto evidence = run.of_type(Evidence::type_id);
+    if (rc != kOk || evidence.empty()) {
+      fmt::print(stderr, "error: {}: {}\n", c.folder,
+                 rc != kOk ? "the pipeline failed on this case" : "the pipeline produced no evidence");
+      return rc != kOk ? rc : static_cast<int>(kRunFailed);
+    }
+    Evidence e = evidence.back()->envelope.as<Evidence>();
+    e.soft.erase(label);
+    e.hard[label] = c.root_cause;
+    json line = e;
+    line["_case"] = c.folder;
+    out.push_back(std::move(line));
+    if (g.verbosity > 0) fmt::print(stderr, "[{}/{}] {} ({})\n", ++done, cases.size(), c.folder, c.root_cause);
+  }
+  return kOk;
+}
+
+int learn_graph(const GlobalOptions& g, const std::vector<LabelledEvidence>& evidence,
+                const LearnOptions& options, json& stats) {
+  static int serial = 0;
+  const fs::path evidence_path =
+      fs::temp_directory_path() / fmt::format("cann-debug-learn-{}-{}.jsonl", ::getpid(), ++serial);
+  {
+    std::ofstream out(evidence_path);
+    if (!out) {
+      fmt::print(stderr, "error: {}: cannot write\n", evidence_path.string());
+      return kRunFailed;
+    }
+    for (const auto& line : evidence) out << line.dump() << '\n';
+  }
+  const json source = {{"path", evidence_path.string()}};
+  const json learner = {{"graph", options.graph},
+                        {"output", options.output},
+                        {"label", options.label},
+                        {"prior_strength", options.prior_strength},
+                        {"learn_label_prior", options.learn_label_prior},
+                        {"note", options.note}};
+  const std::string key = fmt::format("kb.learn.stats.{}", serial);
+  const std::string yaml = fmt::format(
+      "version: 1\n"
+      "components:\n"
+      "  evidence_source/cases: {}\n"
+      "  cpt_learn/learn: {}\n"
+      "  capture/stats: {{key: {}}}\n"
+      "links:\n"
+      "  - evidence_source/cases.evidence -> cpt_learn/learn.evidence\n"
+      "  - cpt_learn/learn.stats -> capture/stats.in\n",
+      source.dump(), learner.dump(), key);
+  EmbeddedRun run;
+  const int rc = run_embedded(g, yaml, "<kb learn>", run);
+  auto captured = host::CaptureStore::instance().take(key);
+  std::error_code ec;
+  fs::remove(evidence_path, ec);
+  if (rc != kOk) return rc;
+  if (captured.empty()) {
+    fmt::print(stderr, "error: the learner produced no figures\n");
+    return kRunFailed;
+  }
+  stats = captured.front().as<JsonMessage>().value;
+  return kOk;
+}
+
+}  // namespace cann_debug::cli

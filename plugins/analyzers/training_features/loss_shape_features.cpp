@@ -1,0 +1,92 @@
+// Loss-curve shape features; see docs/features-training.md for the definitions and the reasons behind the
+// constants.
+#include "loss_shape_features.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "series_math.hpp"
+
+namespace cann_debug::plugins::training_detail {
+namespace {
+
+// Losses of the first steps, before the updates moved the weights far: the reference level of the run.
+constexpr std::size_t kFirstSteps = 3;
+// Fewest finite values for the shape features.
+constexpr std::size_t kMinValues = 20;
+// Half width of the running median that smooths the loss for its peak and minimum: at least this many
+// steps, or a fiftieth of the run.
+constexpr std::size_t kMinSmoothHalfWidth = 2;
+// Half width of the running median the lag-1 autocorrelation is measured around: wide enough that a run of
+// similar batches (a class block) stays in the residual, narrow enough to follow the learning curve.
+constexpr std::size_t kTrendHalfWidth = 10;
+// Fewest pairs behind an autocorrelation.
+constexpr std::size_t kMinPairs = 10;
+
+/// Running median over the full windows only (index i of the result is position i + hw of v).
+std::vector<double> running_median(const std::vector<double>& v, std::size_t hw) {
+  std::vector<double> out;
+  if (v.size() < 2 * hw + 1) return out;
+  for (std::size_t i = hw; i + hw < v.size(); ++i)
+    out.push_back(median(std::vector<double>(v.begin() + static_cast<std::ptrdiff_t>(i - hw),
+                                             v.begin() + static_cast<std::ptrdiff_t>(i + hw + 1))));
+  return out;
+}
+
+}  // namespace
+
+void add_loss_shape_features(const std::vector<LogRow>& rows, FeatureList& out) {
+  std::vector<LogRow> loss_rows;
+  for (const LogRow& r : rows)
+    if (r.loss && std::isfinite(*r.loss)) loss_rows.push_back(r);
+  const std::size_t n = loss_rows.size();
+  if (n < kMinValues) return;
+  std::vector<double> loss(n);
+  for (std::size_t i = 0; i < n; ++i) loss[i] = *loss_rows[i].loss;
+  const EvidenceRef whole = rows_ref(loss_rows, 0, n - 1, "steps", "loss");
+  const EvidenceRef first_ref = rows_ref(loss_rows, 0, kFirstSteps - 1, "window", "loss.first");
+
+  const double first = median(std::vector<double>(loss.begin(), loss.begin() + kFirstSteps));
+  out.add("loss.first", first, "loss", {first_ref});
+
+  const std::size_t hw = std::max(kMinSmoothHalfWidth, n / 50);
+  const std::vector<double> smooth = running_median(loss, hw);
+  if (first > 0.0 && !smooth.empty()) {
+    const auto peak = std::max_element(smooth.begin(), smooth.end());
+    const std::size_t at = static_cast<std::size_t>(peak - smooth.begin()) + hw;
+    out.add("loss.peak_over_first", *peak / first, "ratio", {first_ref, row_ref(loss_rows, at, "loss.peak")});
+    // Rebound: the final level over the lowest smoothed level reached before the last tenth. A run that
+    // learnt and stays there is near 1; updates that throw the weights out of a good region leave the loss
+    // well above its best.
+    const std::size_t tail = std::max<std::size_t>(1, n / 10);
+    const std::size_t before = n - tail;  // positions [0, before) of loss
+    if (before > 2 * hw + 1) {
+      const auto best = std::min_element(smooth.begin(), smooth.begin() + static_cast<std::ptrdiff_t>(before - 2 * hw));
+      const double final_level = median(std::vector<double>(loss.end() - static_cast<std::ptrdiff_t>(tail), loss.end()));
+      if (*best > 0.0)
+        out.add("loss.rebound", final_level / *best, "ratio",
+                {row_ref(loss_rows, static_cast<std::size_t>(best - smooth.begin()) + hw, "loss.best"),
+                 rows_ref(loss_rows, before, n - 1, "window", "loss.final")});
+    }
+  }
+
+  // Lag-1 autocorrelation of the detrended loss: batches drawn afresh are independent, so neighbouring
+  // residuals are uncorrelated; batches that follow the stored order resemble their neighbours.
+  if (const auto ac = autocorrelation(residual_around_running_median(loss, kTrendHalfWidth), 1, kMinPairs))
+    out.add("loss.residual_lag1_autocorr", *ac, "ratio", {whole});
+
+  std::vector<double> log_grad;
+  std::vector<std::size_t> grad_at;
+  for (std::size_t i = 0; i < rows.size(); ++i)
+    if (rows[i].grad_norm && std::isfinite(*rows[i].grad_norm) && *rows[i].grad_norm > 0.0) {
+      log_grad.push_back(std::log(*rows[i].grad_norm));
+      grad_at.push_back(i);
+    }
+  if (log_grad.size() >= kMinValues)
+    if (const auto ac =
+            autocorrelation(residual_around_running_median(log_grad, kTrendHalfWidth), 1, kMinPairs))
+      out.add("grad_norm.residual_lag1_autocorr", *ac, "ratio",
+              {rows_ref(rows, grad_at.front(), grad_at.back(), "steps", "grad_norm")});
+}
+
+}  // namespace cann_debug::plugins::training_detail

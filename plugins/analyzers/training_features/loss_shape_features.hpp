@@ -1,0 +1,15 @@
+// Loss-curve shape features that mean the same whatever the optimizer, data order, batch size or run
+// length: where the loss went relative to where it started (peak, rebound) and whether neighbouring
+// batches resemble each other (lag-1 autocorrelation of the detrended loss and gradient norm).
+#pragma once
+
+#include <vector>
+
+#include "feature_list.hpp"
+#include "training_log.hpp"
+
+namespace cann_debug::plugins::training_detail {
+
+void add_loss_shape_features(const std::vector<LogRow>& rows, FeatureList& out);
+
+}  // namespace cann_debug::plugins::training_detail

@@ -1,0 +1,177 @@
+"""The training fault injector really changes the program (run: python3 -m unittest discover -s tests/workloads)."""
+import json
+import math
+import os
+import sys
+import tempfile
+import unittest
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, os.path.join(ROOT, "workloads"))
+
+try:
+    import torch
+except ImportError:  # pragma: no cover - the CTest wrapper skips without torch
+    raise unittest.SkipTest("python3-torch is not installed")
+
+import train  # noqa: E402
+from faultlib import data_order, injector, models, options  # noqa: E402
+
+
+def faulted(fault, magnitude="medium", sets=(), seed=0):
+    config = train.default_config(seed)
+    params = injector.inject("training", fault, magnitude, config, seed)
+    options.apply_sets(config, options.parse_sets(list(sets)))
+    return config, params
+
+
+def label_changes(labels):
+    return sum(1 for a, b in zip(labels, labels[1:]) if a != b)
+
+
+class DataOrderTest(unittest.TestCase):
+    def setUp(self):
+        gen = torch.Generator().manual_seed(0)
+        self.labels = torch.arange(400) % 8
+        self.features = torch.randn(400, 5, generator=gen)
+
+    def order(self, name):
+        return data_order.EpochOrder(name, self.labels, self.features, seed=1)
+
+    def test_every_order_is_a_permutation(self):
+        for name in data_order.ORDERS:
+            self.assertEqual(sorted(self.order(name)), list(range(400)), name)
+
+    def test_fresh_shuffle_differs_each_epoch_and_mixes_labels(self):
+        o = self.order("fresh_shuffle")
+        a, b = list(o), list(o)
+        self.assertNotEqual(a, b)
+        # Random order: about 7/8 of neighbours differ in label.
+        self.assertGreater(label_changes([int(self.labels[i]) for i in a]), 300)
+
+    def test_sorted_by_label_is_sorted(self):
+        seq = [int(self.labels[i]) for i in self.order("sorted_by_label")]
+        self.assertEqual(seq, sorted(seq))
+        self.assertEqual(label_changes(seq), 7)
+
+    def test_class_blocks_keep_labels_together(self):
+        seq = [int(self.labels[i]) for i in self.order("class_blocks")]
+        self.assertLess(label_changes(seq), 60)
+
+    def test_sorted_by_feature_sorts_the_most_varied_column(self):
+        self.features[:, 2] *= 10.0
+        idx = list(self.order("sorted_by_feature"))
+        col = [float(self.features[i, 2]) for i in idx]
+        self.assertEqual(col, sorted(col))
+
+    def test_same_permutation_repeats_every_epoch(self):
+        o = self.order("same_permutation")
+        a, b = list(o), list(o)
+        self.assertEqual(a, b)
+        self.assertNotEqual(a, sorted(a))
+
+    def test_shuffle_buffer_mixes_only_locally(self):
+        gen = torch.Generator().manual_seed(0)
+        self.assertEqual(train.shuffle_buffered(list(range(100)), 1, gen), list(range(100)))
+        out = train.shuffle_buffered(list(range(1000)), 10, gen)
+        self.assertEqual(sorted(out), list(range(1000)))
+        self.assertNotEqual(out, list(range(1000)))
+        # An element leaves the buffer at most buffer-1 places before its position.
+        self.assertTrue(all(out.index(v) >= v - 9 for v in range(0, 1000, 37)))
+
+
+class InjectorTest(unittest.TestCase):
+    def test_lr_too_high_builds_the_optimizer_with_the_high_rate(self):
+        for name in ("sgd", "adam", "rmsprop"):
+            config, params = faulted("lr_too_high", "strong", [f"optimizer.name={name}"])
+            lr = train.resolve_lr(config)
+            key = train.optimizer_key(config["optimizer"])
+            self.assertAlmostEqual(lr, train.STABLE_MAX_LR[key] * params["lr_times_stable_max"])
+            self.assertGreater(lr, 5 * train.DEFAULT_LR[key])
+            opt = train.make_optimizer(config["optimizer"], [torch.nn.Parameter(torch.zeros(2))], lr)
+            self.assertAlmostEqual(opt.param_groups[0]["lr"], lr)
+
+    def test_set_wins_over_the_fault(self):
+        config, _ = faulted("lr_too_high", "strong", ["lr=0.01"])
+        self.assertEqual(train.resolve_lr(config), 0.01)
+        config, _ = faulted("grad_clip_too_low", "strong", ["clip_threshold=5"])
+        self.assertEqual(config["clip_threshold"], 5)
+        config, _ = faulted("batch_too_small", "strong", ["batch_size=64"])
+        self.assertEqual(config["batch_size"], 64)
+        config, _ = faulted("unshuffled_data", "strong", ["data_order=fresh_shuffle"])
+        self.assertEqual(config["data_order"], "fresh_shuffle")
+
+    def test_magnitudes_order_the_fault_strength(self):
+        weak, _ = faulted("batch_too_small", "weak")
+        strong, _ = faulted("batch_too_small", "strong")
+        self.assertGreater(weak["batch_size"], strong["batch_size"])
+        _, pw = faulted("grad_clip_too_low", "weak")
+        _, ps = faulted("grad_clip_too_low", "strong")
+        self.assertGreater(pw["clip_times_initial_grad_norm"], ps["clip_times_initial_grad_norm"])
+
+    def test_explosion_builds_a_deep_stack_with_a_large_init(self):
+        config, params = faulted("gradient_explosion", "strong")
+        model = models.build(config["model"], 64, 10, None)
+        linears = [m for m in model.modules() if isinstance(m, torch.nn.Linear)]
+        self.assertEqual(len(linears), params["depth"] + 1)
+        std = float(linears[3].weight.std())
+        expected = params["init_gain_vs_kaiming"] * math.sqrt(2.0 / linears[3].weight.shape[1])
+        self.assertAlmostEqual(std, expected, delta=0.1 * expected)
+        self.assertFalse(any(isinstance(m, torch.nn.BatchNorm1d) for m in model.modules()))
+
+    def test_vanishing_builds_a_deep_sigmoid_stack(self):
+        config, params = faulted("vanishing_gradient", "strong")
+        model = models.build(config["model"], 64, 10, None)
+        self.assertEqual(sum(isinstance(m, torch.nn.Sigmoid) for m in model.modules()), params["depth"])
+
+    def test_unknown_fault_is_a_usage_error(self):
+        with self.assertRaises(SystemExit):
+            faulted("not_a_fault")
+
+
+class TrainRunTest(unittest.TestCase):
+    def run_case(self, *argv):
+        out = tempfile.mkdtemp(prefix="cann-debug-train-")
+        train.main([*argv, "--set", "steps=12", "--output", out])
+        with open(os.path.join(out, "metrics.jsonl")) as f:
+            rows = [json.loads(l) for l in f]
+        with open(os.path.join(out, "config.json")) as f:
+            config = json.load(f)
+        with open(os.path.join(out, "expected.json")) as f:
+            expected = json.load(f)
+        return rows, config, expected, out
+
+    def test_clip_threshold_is_far_below_every_step_norm(self):
+        rows, config, expected, _ = self.run_case("--fault", "grad_clip_too_low", "--magnitude", "strong")
+        clip = config["clip_threshold"]
+        self.assertIsInstance(clip, float)
+        self.assertTrue(all(r["grad_norm"] > 10 * clip for r in rows))
+        self.assertTrue(all(r["clip_threshold"] == clip for r in rows))
+        self.assertEqual(expected["root_cause"], "grad_clip_too_low")
+
+    def test_healthy_run_writes_the_case_layout(self):
+        rows, config, expected, out = self.run_case("--fault", "none", "--set", "batch_size=16")
+        for name in ("config.json", "metrics.jsonl", "host_metrics.jsonl", "trace.json", "expected.json"):
+            self.assertTrue(os.path.exists(os.path.join(out, name)), name)
+        self.assertEqual([r["step"] for r in rows], list(range(12)))
+        self.assertTrue(config["shuffle"])
+        self.assertEqual(config["steps_per_epoch"], 1797 // 16)
+        self.assertEqual(expected["root_cause"], "healthy")
+        self.assertTrue(expected["healthy"])
+        self.assertEqual(expected["variant"]["batch_size"], 16)
+        with open(os.path.join(out, "trace.json")) as f:
+            trace = json.load(f)
+        names = {e["name"] for e in trace}
+        self.assertTrue({"forward", "backward", "optimizer_step", "data_loading"} <= names)
+        self.assertIn("ProfilerStep#5", names)
+
+    def test_unshuffled_run_records_its_order(self):
+        rows, config, _, _ = self.run_case("--fault", "unshuffled_data", "--magnitude", "strong",
+                                           "--set", "data_order=sorted_by_label")
+        self.assertFalse(config["shuffle"])
+        self.assertEqual(config["data_order"], "sorted_by_label")
+        self.assertIsNone(config["shuffle_buffer"])
+
+
+if __name__ == "__main__":
+    unittest.main()

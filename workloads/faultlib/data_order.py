@@ -1,0 +1,61 @@
+"""Orders in which a data loader yields the samples of an epoch.
+
+`fresh_shuffle` (a new random permutation every epoch) is the healthy order. Every other order is the
+`unshuffled_data` fault as it happens in real code: a loader built with shuffle=False over data stored
+sorted (by label, by a feature, in class blocks), or a permutation drawn once and reused every epoch.
+"""
+import torch
+
+ORDERS = ("fresh_shuffle", "sorted_by_label", "sorted_by_feature", "class_blocks", "same_permutation")
+
+
+class EpochOrder(torch.utils.data.Sampler):
+    """A torch Sampler: iterating it yields the indices of one epoch; each new iteration is a new epoch."""
+
+    def __init__(self, order, labels, features, seed, block=None):
+        if order not in ORDERS:
+            raise ValueError(f"data order {order!r}: expected one of {', '.join(ORDERS)}")
+        self.order = order
+        self.n = len(labels)
+        self.gen = torch.Generator().manual_seed(seed)
+        self.labels = labels
+        self.features = features
+        self.block = block
+        self._fixed = None
+
+    def __len__(self):
+        return self.n
+
+    def _stored_order(self):
+        if self.order == "sorted_by_label":
+            # A stable sort keeps the within-class order: data exported class by class.
+            return torch.argsort(self.labels * self.n + torch.arange(self.n))
+        if self.order == "sorted_by_feature":
+            # Sorted by the feature that varies most (e.g. a timestamp or size column the file was sorted on).
+            column = int(torch.argmax(self.features.var(dim=0)))
+            return torch.argsort(self.features[:, column])
+        if self.order == "class_blocks":
+            # Blocks of `block` samples of one class, classes taking turns (shards written per class).
+            by_class = [torch.nonzero(self.labels == c).flatten() for c in torch.unique(self.labels)]
+            block = self.block or max(8, self.n // (4 * len(by_class)))
+            out, pos = [], [0] * len(by_class)
+            while len(out) < self.n:
+                for c, idx in enumerate(by_class):
+                    take = idx[pos[c]:pos[c] + block]
+                    pos[c] += block
+                    out.extend(take.tolist())
+            return torch.tensor(out[:self.n])
+        raise AssertionError(self.order)
+
+    def __iter__(self):
+        if self.order == "fresh_shuffle":
+            perm = torch.randperm(self.n, generator=self.gen)
+        elif self.order == "same_permutation":
+            if self._fixed is None:
+                self._fixed = torch.randperm(self.n, generator=self.gen)
+            perm = self._fixed
+        else:
+            if self._fixed is None:
+                self._fixed = self._stored_order()
+            perm = self._fixed
+        return iter(perm.tolist())

@@ -1,0 +1,70 @@
+"""Training faults (scenario "training"). Each changes what train.py builds, as the mistake does in real code.
+
+Relative settings are resolved by train.py after `--set` (so they follow the optimizer or model a matrix
+chose): `lr: {"times_stable_max": k}` is k times about the largest rate the optimizer tolerates; `clip_threshold:
+{"times_initial_grad_norm": f}` is f times the total gradient norm of the first batch at initialisation.
+A `--set lr=...` or `--set clip_threshold=...` replaces them with a plain number (the fix).
+"""
+from .injector import pick, register
+
+
+@register("lr_too_high", "training",
+          "optimizer constructed with a learning rate far above what the model and optimizer tolerate")
+def _lr_too_high(config, magnitude, rng):
+    factor = pick(magnitude, 2.5, 6.0, 20.0)
+    config["lr"] = {"times_stable_max": factor}
+    return {"lr_times_stable_max": factor}
+
+
+@register("grad_clip_too_low", "training",
+          "clip_grad_norm_ with a max norm far below the gradient norm: nearly every update is shrunk")
+def _clip_too_low(config, magnitude, rng):
+    fraction = pick(magnitude, 0.2, 0.05, 0.01)
+    config["clip_threshold"] = {"times_initial_grad_norm": fraction}
+    return {"clip_times_initial_grad_norm": fraction}
+
+
+@register("gradient_explosion", "training",
+          "deep unnormalised network with a hand-written init larger than Kaiming's and no clipping")
+def _explosion(config, magnitude, rng):
+    depth, gain = pick(magnitude, (9, 1.3), (11, 1.45), (14, 1.6))
+    model = config.setdefault("model", {})
+    # Residual sums and attention normalise or add paths; the mistake is written as a plain deep stack.
+    if model.get("type") not in ("mlp", "cnn"):
+        model["type"] = "mlp"
+    model.update({"depth": depth, "init_gain": gain, "norm": False, "act": "relu"})
+    config["clip_threshold"] = None
+    return {"depth": depth, "init_gain_vs_kaiming": gain, "model_type": model["type"]}
+
+
+@register("vanishing_gradient", "training",
+          "deep stack of saturating (sigmoid) layers without normalisation or skip connections")
+def _vanishing(config, magnitude, rng):
+    depth = pick(magnitude, 7, 10, 14)
+    model = config.setdefault("model", {})
+    if model.get("type") not in ("mlp", "cnn"):
+        model["type"] = "mlp"
+    model.update({"depth": depth, "act": "sigmoid", "norm": False, "init_gain": None})
+    return {"depth": depth, "activation": "sigmoid", "model_type": model["type"]}
+
+
+@register("unshuffled_data", "training",
+          "loader without a fresh shuffle per epoch over data stored in order (or a permutation reused)")
+def _unshuffled(config, magnitude, rng):
+    order = config.get("data_order")
+    if order in (None, "fresh_shuffle"):
+        order = rng.choice(["sorted_by_label", "class_blocks", "sorted_by_feature", "same_permutation"])
+    # A streaming shuffle buffer (tf.data / webdataset style) over stored-order data: the larger the buffer,
+    # the weaker the correlation between neighbouring batches. Expressed as a fraction of the dataset.
+    buffer_fraction = pick(magnitude, 0.1, 0.03, 0.0)
+    config["data_order"] = order
+    config["shuffle"] = False
+    config["shuffle_buffer"] = {"fraction_of_dataset": buffer_fraction}
+    return {"data_order": order, "shuffle_buffer_fraction": buffer_fraction}
+
+
+@register("batch_too_small", "training", "a batch of a few samples: very noisy updates, little work per step")
+def _batch_too_small(config, magnitude, rng):
+    batch = pick(magnitude, 4, 2, 1)
+    config["batch_size"] = batch
+    return {"batch_size": batch}

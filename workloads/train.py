@@ -1,0 +1,275 @@
+#!/usr/bin/python3
+"""Single-process PyTorch training with an optional injected fault; writes one case folder.
+
+  /usr/bin/python3 workloads/train.py --fault lr_too_high --magnitude medium --seed 3 --output runs/r1
+  /usr/bin/python3 workloads/train.py --fault none --set optimizer.name=adamw --set model.type=transformer ...
+
+The program: a classifier (mlp, cnn, resnet or a small transformer; faultlib/models.py) learns a dataset that
+sklearn ships or a synthetic one (faultlib/datasets.py) with cross-entropy, an optimizer (sgd, sgd with
+momentum, adam, adamw, rmsprop), a learning-rate schedule (constant, step, cosine, warmup), optional
+gradient clipping (clip_grad_norm_) and a data order (faultlib/data_order.py). Every step logs what the case
+corpus holds (step, time, epoch, loss, grad_norm before clipping, lr, clip_threshold, layer_grad_norms);
+torch.profiler records a few steps into trace.json; /proc is sampled into host_metrics.jsonl.
+
+Faults (faultlib/training_faults.py): lr_too_high, grad_clip_too_low, gradient_explosion, vanishing_gradient,
+unshuffled_data, batch_too_small. `--set KEY=VALUE` is applied after the fault: it wins over it.
+
+Configuration keys (config.json; --set takes dotted keys): dataset.name, model.type/width/depth/act/norm/
+init_gain, optimizer.name/momentum/weight_decay, lr (a number, {"times_default": k} or {"times_stable_max": k}), lr_schedule.kind
+(constant|step|cosine|warmup) with step_size/gamma/warmup_steps, batch_size, steps, data_order, shuffle_buffer,
+clip_threshold (null, a number or {"times_initial_grad_norm": f}), num_threads.
+"""
+import math
+import os
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+import torch  # noqa: E402
+
+from faultlib import casefolder, data_order, datasets, injector, models, options  # noqa: E402
+from faultlib.hostmetrics import HostSampler  # noqa: E402
+
+# A learning rate that trains the workloads' models well with each optimizer (the "default" a fault
+# multiplies). SGD without momentum tolerates about ten times the rate of SGD with momentum 0.9.
+DEFAULT_LR = {"sgd": 0.1, "sgd_momentum": 0.02, "adam": 1e-3, "adamw": 1e-3, "rmsprop": 5e-4}
+# About the largest rate at which the small models still train with each optimizer (measured on the
+# workloads' datasets; a transformer tolerates less). Adaptive optimizers normalise the update, so their
+# tolerance is about ten times their default, SGD's a few times.
+STABLE_MAX_LR = {"sgd": 0.3, "sgd_momentum": 0.06, "adam": 0.01, "adamw": 0.01, "rmsprop": 0.005}
+OPTIMIZERS = ("sgd", "adam", "adamw", "rmsprop")
+SCHEDULES = ("constant", "step", "cosine", "warmup")
+PROFILE = {"wait": 4, "warmup": 1, "active": 3}
+
+
+def default_config(seed):
+    return {
+        "scenario": "training",
+        "task": "classification",
+        "dataset": {"name": "digits"},
+        "model": {"type": "mlp", "width": 64, "depth": 2, "act": "relu", "norm": False, "init_gain": None},
+        "batch_size": 32,
+        "steps": 200,
+        "optimizer": {"name": "sgd", "momentum": 0.9, "weight_decay": 0.0},
+        "lr": None,
+        "lr_schedule": {"kind": "constant"},
+        "clip_threshold": None,
+        "loss": "cross_entropy",
+        "data_order": "fresh_shuffle",
+        "shuffle_buffer": None,
+        "drop_last": True,
+        "num_threads": 1,
+        "seed": seed,
+    }
+
+
+def optimizer_key(opt):
+    name = opt.get("name", "sgd")
+    if name not in OPTIMIZERS:
+        raise SystemExit(f"error: optimizer.name {name!r}: expected one of {', '.join(OPTIMIZERS)}")
+    return "sgd_momentum" if name == "sgd" and float(opt.get("momentum") or 0.0) > 0.0 else name
+
+
+def resolve_lr(config):
+    lr = config.get("lr")
+    base = DEFAULT_LR[optimizer_key(config["optimizer"])]
+    if lr is None:
+        return base
+    if isinstance(lr, dict) and "times_stable_max" in lr:
+        return STABLE_MAX_LR[optimizer_key(config["optimizer"])] * float(lr["times_stable_max"])
+    if isinstance(lr, dict):
+        return base * float(lr["times_default"])
+    return float(lr)
+
+
+def make_optimizer(opt, params, lr):
+    name, wd = opt.get("name", "sgd"), float(opt.get("weight_decay") or 0.0)
+    if name == "sgd":
+        return torch.optim.SGD(params, lr=lr, momentum=float(opt.get("momentum") or 0.0), weight_decay=wd)
+    if name == "adam":
+        return torch.optim.Adam(params, lr=lr, weight_decay=wd)
+    if name == "adamw":
+        return torch.optim.AdamW(params, lr=lr, weight_decay=wd if wd else 0.01)
+    return torch.optim.RMSprop(params, lr=lr, weight_decay=wd)
+
+
+def lr_factor(schedule, step, steps):
+    kind = schedule.get("kind", "constant")
+    if kind == "constant":
+        return 1.0
+    if kind == "step":
+        return float(schedule.get("gamma", 0.3)) ** (step // int(schedule.get("step_size", max(1, steps // 3))))
+    if kind == "cosine":
+        return 0.5 * (1.0 + math.cos(math.pi * step / steps))
+    if kind == "warmup":
+        # Linear warm-up, then cosine decay (the usual transformer recipe).
+        warm = int(schedule.get("warmup_steps", max(1, steps // 10)))
+        if step < warm:
+            return (step + 1) / warm
+        return 0.5 * (1.0 + math.cos(math.pi * (step - warm) / max(1, steps - warm)))
+    raise SystemExit(f"error: lr_schedule.kind {kind!r}: expected one of {', '.join(SCHEDULES)}")
+
+
+def shuffle_buffered(indices, buffer, gen):
+    """A streaming shuffle buffer over `indices` (tf.data's shuffle(buffer_size)): buffer <= 1 is no shuffle."""
+    if buffer <= 1:
+        return indices
+    out, pool = [], []
+    for i in indices:
+        pool.append(i)
+        if len(pool) >= buffer:
+            out.append(pool.pop(int(torch.randint(len(pool), (1,), generator=gen))))
+    while pool:
+        out.append(pool.pop(int(torch.randint(len(pool), (1,), generator=gen))))
+    return out
+
+
+def batches(order, batch_size, buffer, gen):
+    """Endless (epoch, index batch) pairs; the last partial batch of an epoch is dropped."""
+    epoch = 0
+    while True:
+        idx = shuffle_buffered(list(iter(order)), buffer, gen)
+        for i in range(0, len(idx) - batch_size + 1, batch_size):
+            yield epoch, idx[i:i + batch_size]
+        epoch += 1
+
+
+def total_norm(layer_norms):
+    return math.sqrt(sum(v * v for v in layer_norms.values()))
+
+
+def grad_norms(model):
+    return {n: p.grad.detach().norm().item() for n, p in model.named_parameters() if p.grad is not None}
+
+
+def initial_grad_norm(model, loss_fn, x, y):
+    """Total gradient norm of one batch at initialisation (no update): what a relative clip is measured on."""
+    model.zero_grad()
+    loss_fn(model(x), y).backward()
+    g = total_norm(grad_norms(model))
+    model.zero_grad()
+    return g
+
+
+def run(config, folder):
+    torch.manual_seed(config["seed"])
+    torch.set_num_threads(int(config["num_threads"]))
+    gen = torch.Generator().manual_seed(config["seed"] + 1)
+    x, y, image_shape, info = datasets.load(config["dataset"]["name"], config["seed"],
+                                            config["dataset"].get("num_samples"))
+    config["dataset"] = info
+    mc = config["model"]
+    model = models.build(mc, x.shape[1], info["num_classes"], image_shape)
+    mc["init"] = "pytorch_default" if mc.get("init_gain") is None else f"normal(0, ({mc['init_gain']} * kaiming)^2)"
+    mc["num_parameters"] = sum(p.numel() for p in model.parameters())
+    mc["num_param_tensors"] = len(list(model.parameters()))
+    if mc["type"] == "mlp":
+        mc["hidden"] = [int(mc["width"])] * int(mc["depth"])
+    lr0 = resolve_lr(config)
+    config["lr"] = lr0
+    config["optimizer"]["lr"] = lr0
+    opt = make_optimizer(config["optimizer"], model.parameters(), lr0)
+    loss_fn = torch.nn.CrossEntropyLoss()
+    batch = int(config["batch_size"])
+    steps = int(config["steps"])
+    n = len(y)
+    if batch > n:
+        raise SystemExit(f"error: batch_size {batch} is larger than the dataset ({n} samples)")
+    config["steps_per_epoch"] = n // batch
+    order_name = config.get("data_order") or "fresh_shuffle"
+    config["shuffle"] = order_name == "fresh_shuffle"
+    sb = config.get("shuffle_buffer")
+    buffer = int(round(float(sb["fraction_of_dataset"]) * n)) if isinstance(sb, dict) else int(sb or 0)
+    config["shuffle_buffer"] = buffer or None
+    order = data_order.EpochOrder(order_name, y, x, config["seed"] + 2)
+    clip = config.get("clip_threshold")
+    if isinstance(clip, dict):
+        probe = torch.randperm(n, generator=torch.Generator().manual_seed(config["seed"] + 3))[:batch]
+        g0 = initial_grad_norm(model, loss_fn, x[probe], y[probe])
+        clip = float(clip["times_initial_grad_norm"]) * g0
+    config["clip_threshold"] = None if clip is None else float(clip)
+    config["cpu_count"] = os.cpu_count()
+    config["world_size"] = 1
+    config["framework"] = f"pytorch {torch.__version__} (cpu)"
+    config["profiler"] = {"schedule": PROFILE,
+                          "profiled_steps": list(range(PROFILE["wait"] + PROFILE["warmup"],
+                                                       PROFILE["wait"] + PROFILE["warmup"] + PROFILE["active"]))}
+
+    os.makedirs(folder, exist_ok=True)
+    trace_path = os.path.join(folder, "trace.json")
+    prof = torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CPU],
+                                  schedule=torch.profiler.schedule(**PROFILE, repeat=1),
+                                  on_trace_ready=lambda p: p.export_chrome_trace(trace_path))
+    losses = []
+    with HostSampler(os.path.join(folder, "host_metrics.jsonl")), \
+            casefolder.JsonLines(os.path.join(folder, "metrics.jsonl")) as log, prof:
+        source = batches(order, batch, buffer, gen)
+        for step in range(steps):
+            lr = lr0 * lr_factor(config["lr_schedule"], step, steps)
+            for group in opt.param_groups:
+                group["lr"] = lr
+            with torch.profiler.record_function("data_loading"):
+                epoch, idx = next(source)
+                xb, yb = x[idx], y[idx]
+            opt.zero_grad()
+            with torch.profiler.record_function("forward"):
+                loss = loss_fn(model(xb), yb)
+            with torch.profiler.record_function("backward"):
+                loss.backward()
+            with torch.profiler.record_function("optimizer_step"):
+                layers = grad_norms(model)
+                g = total_norm(layers)
+                if clip is not None:
+                    torch.nn.utils.clip_grad_norm_(model.parameters(), clip)
+                opt.step()
+            losses.append(loss.item())
+            log.write({"step": step, "time": round(time.time(), 6), "epoch": epoch, "loss": loss.item(),
+                       "grad_norm": g, "lr": lr, "clip_threshold": config["clip_threshold"],
+                       "layer_grad_norms": layers})
+            prof.step()
+    return losses
+
+
+def measured(losses):
+    finite = [v for v in losses if math.isfinite(v)]
+    edge = max(1, len(losses) // 10)
+    head = sorted(v for v in losses[:edge] if math.isfinite(v))
+    tail = sorted(v for v in losses[-edge:] if math.isfinite(v))
+    out = {"steps": len(losses), "nonfinite_loss_steps": len(losses) - len(finite)}
+    if head and tail:
+        out.update({"loss_init": round(head[len(head) // 2], 4), "loss_last": round(tail[len(tail) // 2], 4),
+                    "loss_last_over_init": round(tail[len(tail) // 2] / max(head[len(head) // 2], 1e-12), 3)})
+    return out
+
+
+def main(argv=None):
+    faults = injector.faults_of("training")
+    ap = options.parser(__doc__.splitlines()[0], faults)
+    args = ap.parse_args(argv)
+    config = default_config(args.seed)
+    fault_params = injector.inject("training", args.fault, args.magnitude, config, args.seed)
+    sets = options.parse_sets(args.set)
+    options.apply_sets(config, sets)
+    variant = {
+        "optimizer": optimizer_key(config["optimizer"]),
+        "lr_schedule": config["lr_schedule"].get("kind", "constant"),
+        "model": config["model"].get("type", "mlp"),
+        "dataset": config["dataset"]["name"],
+        "batch_size": config["batch_size"],
+        "steps": config["steps"],
+        "data_order": config.get("data_order") or "fresh_shuffle",
+        "threads": config["num_threads"],
+        "magnitude": args.magnitude if args.fault != "none" else "none",
+    }
+    losses = run(config, args.output)
+    root = "healthy" if args.fault == "none" else args.fault
+    m = measured(losses)
+    notes = (f"Measured: loss {m.get('loss_init')} -> {m.get('loss_last')} (ratio {m.get('loss_last_over_init')}), "
+             f"{m['nonfinite_loss_steps']} non-finite steps of {m['steps']}.")
+    casefolder.write_json(os.path.join(args.output, "config.json"), config)
+    casefolder.write_expected(args.output, "training", root, fault_params, variant, notes, m)
+
+
+if __name__ == "__main__":
+    main()
