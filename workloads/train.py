@@ -15,7 +15,8 @@ Faults (faultlib/training_faults.py): lr_too_high, grad_clip_too_low, gradient_e
 unshuffled_data, batch_too_small. `--set KEY=VALUE` is applied after the fault: it wins over it.
 
 Configuration keys (config.json; --set takes dotted keys): dataset.name, model.type/width/depth/act/norm/
-init_gain, optimizer.name/momentum/weight_decay, lr (a number, {"times_default": k} or {"times_stable_max": k}), lr_schedule.kind
+init_gain, optimizer.name/momentum/weight_decay, lr (a number, {"times_default": k} or {"times_divergence": k}: k times the
+rate at which a short LR range test of this model, optimizer and data diverges), lr_schedule.kind
 (constant|step|cosine|warmup) with step_size/gamma/warmup_steps, batch_size, steps, data_order, shuffle_buffer,
 clip_threshold (null, a number or {"times_initial_grad_norm": f}), num_threads.
 """
@@ -34,10 +35,6 @@ from faultlib.hostmetrics import HostSampler  # noqa: E402
 # A learning rate that trains the workloads' models well with each optimizer (the "default" a fault
 # multiplies). SGD without momentum tolerates about ten times the rate of SGD with momentum 0.9.
 DEFAULT_LR = {"sgd": 0.1, "sgd_momentum": 0.02, "adam": 1e-3, "adamw": 1e-3, "rmsprop": 5e-4}
-# About the largest rate at which the small models still train with each optimizer (measured on the
-# workloads' datasets; a transformer tolerates less). Adaptive optimizers normalise the update, so their
-# tolerance is about ten times their default, SGD's a few times.
-STABLE_MAX_LR = {"sgd": 0.3, "sgd_momentum": 0.06, "adam": 0.01, "adamw": 0.01, "rmsprop": 0.005}
 OPTIMIZERS = ("sgd", "adam", "adamw", "rmsprop")
 SCHEDULES = ("constant", "step", "cosine", "warmup")
 PROFILE = {"wait": 4, "warmup": 1, "active": 3}
@@ -76,11 +73,38 @@ def resolve_lr(config):
     base = DEFAULT_LR[optimizer_key(config["optimizer"])]
     if lr is None:
         return base
-    if isinstance(lr, dict) and "times_stable_max" in lr:
-        return STABLE_MAX_LR[optimizer_key(config["optimizer"])] * float(lr["times_stable_max"])
+    if isinstance(lr, dict) and "times_divergence" in lr:
+        raise ValueError("lr times_divergence is resolved by an LR range test on the model (run())")
     if isinstance(lr, dict):
         return base * float(lr["times_default"])
     return float(lr)
+
+
+def divergence_lr(config, model, loss_fn, x, y, batch, seed, steps=60, lr_min=1e-5, lr_max=10.0):
+    """The rate at which this model, optimizer and data diverge: an exponential learning-rate sweep on a
+    copy of the initialised model (Smith's LR range test, fastai's lr_find), stopped when the smoothed loss
+    exceeds 4 times its lowest value or stops being finite. Returns that rate (lr_max if it never does)."""
+    import copy
+
+    probe = copy.deepcopy(model)
+    opt = make_optimizer(config["optimizer"], probe.parameters(), lr_min)
+    gen = torch.Generator().manual_seed(seed)
+    smooth, best = None, math.inf
+    for i in range(steps):
+        lr = lr_min * (lr_max / lr_min) ** (i / (steps - 1))
+        for group in opt.param_groups:
+            group["lr"] = lr
+        idx = torch.randint(len(y), (batch,), generator=gen)
+        opt.zero_grad()
+        loss = loss_fn(probe(x[idx]), y[idx])
+        value = loss.item()
+        smooth = value if smooth is None else 0.7 * smooth + 0.3 * value
+        if not math.isfinite(smooth) or (i > 5 and smooth > 4.0 * best):
+            return lr
+        best = min(best, smooth)
+        loss.backward()
+        opt.step()
+    return lr_max
 
 
 def make_optimizer(opt, params, lr):
@@ -135,6 +159,10 @@ def batches(order, batch_size, buffer, gen):
         epoch += 1
 
 
+def loss_fn_for(config):
+    return torch.nn.CrossEntropyLoss()
+
+
 def total_norm(layer_norms):
     return math.sqrt(sum(v * v for v in layer_norms.values()))
 
@@ -166,11 +194,18 @@ def run(config, folder):
     mc["num_param_tensors"] = len(list(model.parameters()))
     if mc["type"] == "mlp":
         mc["hidden"] = [int(mc["width"])] * int(mc["depth"])
-    lr0 = resolve_lr(config)
+    lr_spec = config.get("lr")
+    if isinstance(lr_spec, dict) and "times_divergence" in lr_spec:
+        lr_div = divergence_lr(config, model, loss_fn_for(config), x, y, int(config["batch_size"]),
+                               config["seed"] + 4)
+        lr0 = float(lr_spec["times_divergence"]) * lr_div
+        config["lr_range_test"] = {"divergence_lr": lr_div, "method": "exponential sweep 1e-5..10 over 60 steps"}
+    else:
+        lr0 = resolve_lr(config)
     config["lr"] = lr0
     config["optimizer"]["lr"] = lr0
     opt = make_optimizer(config["optimizer"], model.parameters(), lr0)
-    loss_fn = torch.nn.CrossEntropyLoss()
+    loss_fn = loss_fn_for(config)
     batch = int(config["batch_size"])
     steps = int(config["steps"])
     n = len(y)

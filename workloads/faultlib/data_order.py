@@ -9,6 +9,14 @@ import torch
 ORDERS = ("fresh_shuffle", "sorted_by_label", "sorted_by_feature", "class_blocks", "same_permutation")
 
 
+def informative_column(features, labels):
+    """Index of the feature whose per-class means vary most (between-class variance over total variance)."""
+    classes = torch.unique(labels)
+    means = torch.stack([features[labels == c].mean(dim=0) for c in classes])
+    spread = means.var(dim=0) / (features.var(dim=0) + 1e-12)
+    return int(torch.argmax(spread))
+
+
 class EpochOrder(torch.utils.data.Sampler):
     """A torch Sampler: iterating it yields the indices of one epoch; each new iteration is a new epoch."""
 
@@ -31,9 +39,11 @@ class EpochOrder(torch.utils.data.Sampler):
             # A stable sort keeps the within-class order: data exported class by class.
             return torch.argsort(self.labels * self.n + torch.arange(self.n))
         if self.order == "sorted_by_feature":
-            # Sorted by the feature that varies most (e.g. a timestamp or size column the file was sorted on).
-            column = int(torch.argmax(self.features.var(dim=0)))
-            return torch.argsort(self.features[:, column])
+            # Sorted on a column of the data (a file exported sorted by a size, date or score column). The
+            # column is the one whose class means spread most (the ANOVA between-class variance): a sort
+            # key that carries label information, as real sort keys usually do. A column unrelated to
+            # the label would give an order as good as random, which is no fault.
+            return torch.argsort(self.features[:, informative_column(self.features, self.labels)])
         if self.order == "class_blocks":
             # Blocks of `block` samples of one class, classes taking turns (shards written per class).
             by_class = [torch.nonzero(self.labels == c).flatten() for c in torch.unique(self.labels)]

@@ -1,7 +1,8 @@
 """Training faults (scenario "training"). Each changes what train.py builds, as the mistake does in real code.
 
 Relative settings are resolved by train.py after `--set` (so they follow the optimizer or model a matrix
-chose): `lr: {"times_stable_max": k}` is k times about the largest rate the optimizer tolerates; `clip_threshold:
+chose): `lr: {"times_divergence": k}` is k times the rate at which an LR range test of the run's model, optimizer and
+data diverges; `clip_threshold:
 {"times_initial_grad_norm": f}` is f times the total gradient norm of the first batch at initialisation.
 A `--set lr=...` or `--set clip_threshold=...` replaces them with a plain number (the fix).
 """
@@ -11,9 +12,11 @@ from .injector import pick, register
 @register("lr_too_high", "training",
           "optimizer constructed with a learning rate far above what the model and optimizer tolerate")
 def _lr_too_high(config, magnitude, rng):
-    factor = pick(magnitude, 2.5, 6.0, 20.0)
-    config["lr"] = {"times_stable_max": factor}
-    return {"lr_times_stable_max": factor}
+    # Relative to the rate at which an LR range test of this very model, optimizer and data diverges, so
+    # the fault is as strong on an easy dataset with Adam as on a deep network with SGD.
+    factor = pick(magnitude, 0.7, 1.5, 4.0)
+    config["lr"] = {"times_divergence": factor}
+    return {"lr_times_divergence": factor}
 
 
 @register("grad_clip_too_low", "training",
@@ -57,6 +60,9 @@ def _unshuffled(config, magnitude, rng):
     # A streaming shuffle buffer (tf.data / webdataset style) over stored-order data: the larger the buffer,
     # the weaker the correlation between neighbouring batches. Expressed as a fraction of the dataset.
     buffer_fraction = pick(magnitude, 0.1, 0.03, 0.0)
+    if order == "same_permutation":
+        # A buffer over a random permutation is a fresh shuffle again: the reused order is the fault itself.
+        buffer_fraction = 0.0
     config["data_order"] = order
     config["shuffle"] = False
     config["shuffle_buffer"] = {"fraction_of_dataset": buffer_fraction}

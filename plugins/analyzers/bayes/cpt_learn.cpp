@@ -91,6 +91,8 @@ class CptLearn final : public Component {
     prior_ = bayes::load_graph(graph_path_);
     label_ = bayes_detail::resolve_variables(prior_, {label_name_}, "label").front();
     if (!learn_label_prior_) options_.keep.push_back(label_);
+    for (std::size_t v = 0; v < prior_.size(); ++v)
+      if (!prior_.variables[v].learn) options_.keep.push_back(static_cast<int>(v));
   }
 
   void process(const Envelope& message, std::size_t, Emitter&) override {

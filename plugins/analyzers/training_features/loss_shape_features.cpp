@@ -10,13 +10,16 @@
 namespace cann_debug::plugins::training_detail {
 namespace {
 
-// Losses of the first steps, before the updates moved the weights far: the reference level of the run.
-constexpr std::size_t kFirstSteps = 3;
+// The loss of the first step, before any update: the loss scale of the task and the initialised network
+// (the next steps of a run whose rate is far too high are already thrown off).
+constexpr std::size_t kFirstSteps = 1;
 // Fewest finite values for the shape features.
 constexpr std::size_t kMinValues = 20;
 // Half width of the running median that smooths the loss for its peak and minimum: at least this many
 // steps, or a fiftieth of the run.
 constexpr std::size_t kMinSmoothHalfWidth = 2;
+// Half width of the running median that separates step-to-step noise from the trend (as loss_features).
+constexpr std::size_t kNoiseHalfWidth = 5;
 // Half width of the running median the lag-1 autocorrelation is measured around: wide enough that a run of
 // similar batches (a class block) stays in the residual, narrow enough to follow the learning curve.
 constexpr std::size_t kTrendHalfWidth = 10;
@@ -35,7 +38,8 @@ std::vector<double> running_median(const std::vector<double>& v, std::size_t hw)
 
 }  // namespace
 
-void add_loss_shape_features(const std::vector<LogRow>& rows, FeatureList& out) {
+void add_loss_shape_features(const std::vector<LogRow>& rows, std::optional<std::int64_t> steps_per_epoch,
+                             FeatureList& out) {
   std::vector<LogRow> loss_rows;
   for (const LogRow& r : rows)
     if (r.loss && std::isfinite(*r.loss)) loss_rows.push_back(r);
@@ -55,25 +59,40 @@ void add_loss_shape_features(const std::vector<LogRow>& rows, FeatureList& out) 
     const auto peak = std::max_element(smooth.begin(), smooth.end());
     const std::size_t at = static_cast<std::size_t>(peak - smooth.begin()) + hw;
     out.add("loss.peak_over_first", *peak / first, "ratio", {first_ref, row_ref(loss_rows, at, "loss.peak")});
-    // Rebound: the final level over the lowest smoothed level reached before the last tenth. A run that
-    // learnt and stays there is near 1; updates that throw the weights out of a good region leave the loss
-    // well above its best.
+    // Rebound: how much of the initial loss came back between the lowest smoothed level reached before the
+    // last tenth and the final level, as a share of the first loss (scale-free, and stable when a run
+    // drives the loss to nearly zero). A run that learnt and stays there is near 0; updates that throw
+    // the weights out of a good region bring back a large share.
     const std::size_t tail = std::max<std::size_t>(1, n / 10);
     const std::size_t before = n - tail;  // positions [0, before) of loss
     if (before > 2 * hw + 1) {
-      const auto best = std::min_element(smooth.begin(), smooth.begin() + static_cast<std::ptrdiff_t>(before - 2 * hw));
-      const double final_level = median(std::vector<double>(loss.end() - static_cast<std::ptrdiff_t>(tail), loss.end()));
-      if (*best > 0.0)
-        out.add("loss.rebound", final_level / *best, "ratio",
-                {row_ref(loss_rows, static_cast<std::size_t>(best - smooth.begin()) + hw, "loss.best"),
-                 rows_ref(loss_rows, before, n - 1, "window", "loss.final")});
+      const auto best =
+          std::min_element(smooth.begin(), smooth.begin() + static_cast<std::ptrdiff_t>(before - 2 * hw));
+      const double final_level =
+          median(std::vector<double>(loss.end() - static_cast<std::ptrdiff_t>(tail), loss.end()));
+      out.add("loss.rebound_over_first", (final_level - *best) / first, "ratio",
+              {first_ref, row_ref(loss_rows, static_cast<std::size_t>(best - smooth.begin()) + hw, "loss.best"),
+               rows_ref(loss_rows, before, n - 1, "window", "loss.final")});
     }
+    // Step-to-step noise against the loss scale of the run (its first loss): the same for any loss level
+    // the run reaches, unlike noise over the run's median.
+    const double noise = robust_sigma(residual_around_running_median(loss, kNoiseHalfWidth));
+    out.add("loss.noise_over_first", noise / first, "ratio", {first_ref, whole});
   }
 
   // Lag-1 autocorrelation of the detrended loss: batches drawn afresh are independent, so neighbouring
   // residuals are uncorrelated; batches that follow the stored order resemble their neighbours.
   if (const auto ac = autocorrelation(residual_around_running_median(loss, kTrendHalfWidth), 1, kMinPairs))
     out.add("loss.residual_lag1_autocorr", *ac, "ratio", {whole});
+
+  // The same batches come back one epoch later when the order is stored or reused: the detrended loss
+  // correlates with itself at the epoch lag. Detrended around a running median rather than over a whole
+  // epoch, so that two epochs are enough (a moving mean over one period needs three).
+  if (steps_per_epoch && *steps_per_epoch >= 2)
+    if (const auto ac = autocorrelation(residual_around_running_median(loss, kTrendHalfWidth),
+                                        static_cast<std::size_t>(*steps_per_epoch), kMinPairs))
+      out.add("loss.epoch_lag_residual_autocorr", *ac, "ratio",
+              {rows_ref(loss_rows, 0, n - 1, "steps", "loss.epoch_period")});
 
   std::vector<double> log_grad;
   std::vector<std::size_t> grad_at;

@@ -3,6 +3,8 @@
 // batches resemble each other (lag-1 autocorrelation of the detrended loss and gradient norm).
 #pragma once
 
+#include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "feature_list.hpp"
@@ -10,6 +12,7 @@
 
 namespace cann_debug::plugins::training_detail {
 
-void add_loss_shape_features(const std::vector<LogRow>& rows, FeatureList& out);
+void add_loss_shape_features(const std::vector<LogRow>& rows, std::optional<std::int64_t> steps_per_epoch,
+                             FeatureList& out);
 
 }  // namespace cann_debug::plugins::training_detail

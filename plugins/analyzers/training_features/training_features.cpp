@@ -98,7 +98,7 @@ class TrainingFeatures final : public Component {
     if (config_.batch_size)
       features.add("data.batch_size", static_cast<double>(*config_.batch_size), "samples", {});
     add_loss_features(rows_, steps_per_epoch, config_.batch_size, features);
-    add_loss_shape_features(rows_, features);
+    add_loss_shape_features(rows_, steps_per_epoch, features);
     add_gradient_features(rows_, config_, features);
     out.emit(0, CorrelationKey{}, FeatureSet{"run", features.take()});
   }

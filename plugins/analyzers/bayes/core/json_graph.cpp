@@ -37,7 +37,7 @@ class Reader {
       const json& v = vars[i];
       if (!v.is_object()) fail(at, "expected an object");
       check_keys(v, at,
-                 {"name", "description", "states", "default_state", "parents", "cpt", "discretization"});
+                 {"name", "description", "states", "default_state", "parents", "cpt", "discretization", "learn"});
       Variable var;
       var.name = string_of(required(v, at, "name"), at + "/name");
       if (var.name.empty()) fail(at + "/name", "empty variable name");
@@ -56,6 +56,10 @@ class Reader {
       }
       if (v.contains("default_state"))
         var.default_state = state_of(var, v["default_state"], at + "/default_state");
+      if (v.contains("learn")) {
+        if (!v["learn"].is_boolean()) fail(at + "/learn", "expected true or false");
+        var.learn = v["learn"].get<bool>();
+      }
       net.variables.push_back(std::move(var));
     }
     for (std::size_t i = 0; i < vars.size(); ++i) {
@@ -296,6 +300,7 @@ json to_json_graph(const Network& net) {
     json j = {{"name", var.name}, {"states", var.states}};
     if (!var.description.empty()) j["description"] = var.description;
     if (var.default_state >= 0) j["default_state"] = var.states[static_cast<std::size_t>(var.default_state)];
+    if (!var.learn) j["learn"] = false;
     json parents = json::array();
     for (int p : var.parents) parents.push_back(net.variables[static_cast<std::size_t>(p)].name);
     j["parents"] = parents;

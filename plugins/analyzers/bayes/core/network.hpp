@@ -32,6 +32,9 @@ struct Variable {
   std::vector<int> parents;  // indices into Network::variables, in table-layout order
   std::vector<double> cpt;   // see the layout note at the top of this file
   int default_state = -1;    // the "nothing wrong" state when the graph declares one; -1 = not declared
+  /// false: learning keeps this table as written (domain knowledge bounded on purpose, e.g. how much a
+  /// configuration value may weigh: config is extra evidence, never the verdict by itself).
+  bool learn = true;
   std::optional<Discretization> discretization;
 
   std::size_t cardinality() const { return states.size(); }
