@@ -43,6 +43,20 @@ TEST(bayes_json, RoundTrip) {
   EXPECT_EQ(to_json_graph(back), doc);
 }
 
+TEST(bayes_json, LearnFalseMarksATableKeptAsWritten) {
+  const Network net = parse_json_graph(R"({"name": "g", "variables": [
+      {"name": "cause", "states": ["ok", "bad"], "cpt": [0.5, 0.5]},
+      {"name": "config_says", "states": ["no", "yes"], "parents": ["cause"], "learn": false,
+       "cpt": [[0.9, 0.1], [0.2, 0.8]]}]})",
+                                       "g.json");
+  EXPECT_TRUE(net.variables[0].learn);
+  EXPECT_FALSE(net.variables[1].learn);
+  const nlohmann::json doc = to_json_graph(net);
+  EXPECT_FALSE(doc["variables"][0].contains("learn"));
+  EXPECT_EQ(doc["variables"][1]["learn"], false);
+  EXPECT_FALSE(parse_json_graph(doc.dump(), "back.json").variables[1].learn);
+}
+
 TEST(bayes_json, BifConvertsToJson) {
   if (!test::have_bn()) GTEST_SKIP() << "no shared BIF corpus";
   const Network bif = load_graph(test::bif("asia"));
@@ -80,6 +94,9 @@ INSTANTIATE_TEST_SUITE_P(
             "g.json: invalid JSON: parse error at line 2, column 16: syntax error while parsing object key - "
             "unexpected '}'; expected string literal"},
         Malformed{"NoVariables", "{\"name\": \"x\"}", "g.json: /: missing required key 'variables'"},
+        Malformed{"LearnNotBoolean",
+                  R"({"variables": [{"name": "a", "states": ["t", "f"], "learn": "no", "cpt": [0.5, 0.5]}]})",
+                  "g.json: /variables/0/learn: expected true or false"},
         Malformed{"UnknownKey",
                   R"({"variables": [{"name": "a", "states": ["t", "f"], "parent": [], "cpt": [0.5, 0.5]}]})",
                   "g.json: /variables/0: unknown key 'parent' (did you mean 'parents'?)"},

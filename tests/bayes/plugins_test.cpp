@@ -3,14 +3,21 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
 #include <cmath>
+#include <filesystem>
+#include <fstream>
 #include <limits>
+
+#include <fmt/format.h>
 
 #include "bayes_exact.hpp"
 #include "bayes_sampling.hpp"
 #include "bayes_test_support.hpp"
 #include "cann_debug/messages.hpp"
 #include "cann_debug/testing.hpp"
+#include "cpt_learn.hpp"
 #include "discretize.hpp"
 #include "evidence_source.hpp"
 
@@ -230,6 +237,32 @@ TEST(bayes_plugins, EvidenceSourceFeedsTheEngine) {
   EXPECT_EQ(p.marginals.at("loss_spike").at("yes"), 1.0);
   EXPECT_TRUE(p.evidence_ranking.empty());
   EXPECT_EQ(engine.outputs_of<JsonMessage>(1).at(0).value.at("inferences"), 1);
+}
+
+TEST(bayes_plugins, CptLearnKeepsTablesMarkedLearnFalse) {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::temp_directory_path() / fmt::format("cpt-learn-keep-{}", ::getpid());
+  fs::create_directories(dir);
+  const fs::path graph = dir / "g.json";
+  std::ofstream(graph) << R"({"name": "g", "variables": [
+      {"name": "root_cause", "states": ["healthy", "fault"], "cpt": [0.5, 0.5]},
+      {"name": "symptom", "states": ["low", "high"], "parents": ["root_cause"], "cpt": [[0.5, 0.5], [0.5, 0.5]]},
+      {"name": "config_says", "states": ["no", "yes"], "parents": ["root_cause"], "learn": false,
+       "cpt": [[0.9, 0.1], [0.3, 0.7]]}]})";
+  Harness learn(cpt_learn_factory(),
+                {{"graph", graph.string()}, {"output", (dir / "learnt.json").string()}, {"prior_strength", 1.0}});
+  std::vector<std::pair<std::size_t, Envelope>> cases;
+  for (int i = 0; i < 4; ++i)
+    cases.push_back({0, evidence({{"root_cause", "fault"}, {"symptom", "high"}, {"config_says", "yes"}})});
+  cases.push_back({0, evidence({{"root_cause", "healthy"}, {"symptom", "low"}, {"config_says", "yes"}})});
+  learn.run_processor(cases);
+  std::ifstream in(dir / "learnt.json");
+  const json out = json::parse(in);
+  // symptom | fault learnt: (0.5 + 0, 0.5 + 4) / 5; config_says kept as written despite the counts.
+  EXPECT_NEAR(out["variables"][1]["cpt"][1][1].get<double>(), 4.5 / 5.0, 1e-9);
+  EXPECT_EQ(out["variables"][2]["cpt"], (json{{0.9, 0.1}, {0.3, 0.7}}));
+  EXPECT_EQ(out["variables"][2]["learn"], false);
+  fs::remove_all(dir);
 }
 
 }  // namespace

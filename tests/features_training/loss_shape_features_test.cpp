@@ -1,0 +1,87 @@
+// Loss-shape features on series whose shape is known: rebound and peak against the first loss, the noise
+// against it, and the correlations of neighbouring batches and of batches one epoch apart.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+
+#include "training_rows.hpp"
+
+namespace cann_debug::plugins {
+namespace {
+
+using nlohmann::json;
+using namespace training_test;
+
+json row(std::int64_t step, double loss, std::int64_t epoch = 0) {
+  return {{"step", step}, {"time", 1000.0 + static_cast<double>(step)}, {"epoch", epoch}, {"loss", loss}};
+}
+
+/// Exponential decay from 2.3 towards 0.3 plus independent noise of standard deviation `sigma`.
+std::vector<json> decaying(int n, double sigma, unsigned seed) {
+  std::mt19937 gen(seed);
+  std::normal_distribution<double> noise(0.0, sigma);
+  std::vector<json> rows;
+  for (int i = 0; i < n; ++i) rows.push_back(row(i, 0.3 + 2.0 * std::exp(-i / 30.0) + (i ? noise(gen) : 0.0)));
+  return rows;
+}
+
+TEST(LossShapeFeatures, AHealthyCurveHoldsItsBestAndHasIndependentBatches) {
+  const FeatureSet set = run_extractor({{kRecordsPort, records_of(decaying(200, 0.02, 1))}});
+  EXPECT_DOUBLE_EQ(value_of(set, "loss.first"), 2.3);
+  EXPECT_LE(value_of(set, "loss.peak_over_first"), 1.0);
+  EXPECT_LT(std::fabs(value_of(set, "loss.rebound_over_first")), 0.02);
+  EXPECT_NEAR(value_of(set, "loss.noise_over_first"), 0.02 / 2.3, 0.005);
+  EXPECT_LT(std::fabs(value_of(set, "loss.residual_lag1_autocorr")), 0.2);
+}
+
+TEST(LossShapeFeatures, ALossThatClimbsBackReboundsAndPeaks) {
+  // Falls to 0.5 by step 60, then climbs to 3.0 (above the start) and stays there.
+  std::vector<json> rows;
+  for (int i = 0; i < 200; ++i)
+    rows.push_back(row(i, i < 60 ? 2.3 - 1.8 * i / 60.0 : std::min(3.0, 0.5 + 0.05 * (i - 60))));
+  const FeatureSet set = run_extractor({{kRecordsPort, records_of(rows)}});
+  EXPECT_NEAR(value_of(set, "loss.rebound_over_first"), (3.0 - 0.5) / 2.3, 0.05);
+  EXPECT_NEAR(value_of(set, "loss.peak_over_first"), 3.0 / 2.3, 0.01);
+}
+
+TEST(LossShapeFeatures, BlocksOfSimilarBatchesCorrelateWithTheirNeighbours) {
+  // Batches in runs of 6 from the same class: each block adds its own offset to the trend.
+  std::mt19937 gen(3);
+  std::normal_distribution<double> block(0.0, 0.2), noise(0.0, 0.02);
+  std::vector<json> rows;
+  double offset = 0.0;
+  for (int i = 0; i < 240; ++i) {
+    if (i % 6 == 0) offset = block(gen);
+    rows.push_back(row(i, 0.3 + 2.0 * std::exp(-i / 30.0) + offset + noise(gen)));
+  }
+  const FeatureSet ordered = run_extractor({{kRecordsPort, records_of(rows)}});
+  EXPECT_GT(value_of(ordered, "loss.residual_lag1_autocorr"), 0.4);
+}
+
+TEST(LossShapeFeatures, TheSameBatchesOneEpochLaterCorrelateWithTwoEpochs) {
+  // 2.2 epochs of 90 steps; each position of the epoch has its own batch difficulty, repeated every epoch.
+  std::mt19937 gen(5);
+  std::normal_distribution<double> difficulty(0.0, 0.1), noise(0.0, 0.01);
+  std::vector<double> per_position(90);
+  for (double& d : per_position) d = difficulty(gen);
+  std::vector<json> rows, fresh;
+  for (int i = 0; i < 200; ++i) {
+    const double trend = 0.5 + 1.8 * std::exp(-i / 40.0);
+    rows.push_back(row(i, trend + per_position[static_cast<std::size_t>(i % 90)] + noise(gen), i / 90));
+    fresh.push_back(row(i, trend + difficulty(gen) + noise(gen), i / 90));
+  }
+  const FeatureSet reused = run_extractor({{kRecordsPort, records_of(rows)}});
+  EXPECT_GT(value_of(reused, "loss.epoch_lag_residual_autocorr"), 0.7);
+  const FeatureSet shuffled = run_extractor({{kRecordsPort, records_of(fresh)}});
+  EXPECT_LT(std::fabs(value_of(shuffled, "loss.epoch_lag_residual_autocorr")), 0.3);
+}
+
+TEST(LossShapeFeatures, TooFewStepsGiveNoShapeFeatures) {
+  const FeatureSet set = run_extractor({{kRecordsPort, records_of(decaying(15, 0.02, 2))}});
+  EXPECT_FALSE(find(set, "loss.rebound_over_first"));
+  EXPECT_FALSE(find(set, "loss.residual_lag1_autocorr"));
+}
+
+}  // namespace
+}  // namespace cann_debug::plugins
