@@ -17,86 +17,13 @@ import argparse
 import json
 import math
 import os
-import threading
+import sys
 import time
 
 import torch
 
-
-def read_proc_stat():
-    with open("/proc/stat") as f:
-        lines = f.read().splitlines()
-    cpu = [int(x) for x in lines[0].split()[1:]]
-    fields = {l.split()[0]: l.split()[1:] for l in lines}
-    return cpu, int(fields["procs_running"][0]), int(fields["procs_blocked"][0])
-
-
-def read_meminfo():
-    out = {}
-    with open("/proc/meminfo") as f:
-        for line in f:
-            k, v = line.split(":", 1)
-            out[k] = int(v.split()[0]) * 1024
-    return out
-
-
-class HostSampler(threading.Thread):
-    """Samples /proc every 100 ms into host_metrics.jsonl records (FORMAT of the case corpus)."""
-
-    def __init__(self, path):
-        super().__init__(daemon=True)
-        self.out = open(path, "w")
-        self.stop_flag = threading.Event()
-
-    def run(self):
-        prev, _, _ = read_proc_stat()
-        pid = os.getpid()
-        prev_proc = self.proc_ticks(pid)
-        prev_t = time.time()
-        while not self.stop_flag.wait(0.1):
-            now = time.time()
-            cpu, running, blocked = read_proc_stat()
-            d = [a - b for a, b in zip(cpu, prev)]
-            total = sum(d) or 1
-            idle, iowait, steal = d[3], d[4], d[7] if len(d) > 7 else 0
-            mem = read_meminfo()
-            ticks = self.proc_ticks(pid)
-            hz = os.sysconf("SC_CLK_TCK")
-            recs = [
-                ("cpu.utilization", (total - idle - iowait) / total, {"cpu": "all"}),
-                ("cpu.iowait", iowait / total, {"cpu": "all"}),
-                ("cpu.steal", steal / total, {"cpu": "all"}),
-                ("load.runnable", running, {}),
-                ("load.blocked", blocked, {}),
-                ("mem.used_bytes", mem["MemTotal"] - mem["MemAvailable"], {}),
-                ("mem.total_bytes", mem["MemTotal"], {}),
-                ("proc.cpu_utilization", (ticks - prev_proc) / hz / max(now - prev_t, 1e-6),
-                 {"pid": str(pid), "role": "trainer"}),
-                ("proc.threads", self.proc_threads(pid), {"pid": str(pid), "role": "trainer"}),
-            ]
-            for name, value, labels in recs:
-                self.out.write(json.dumps({"time": round(now, 6), "metric": name, "value": value,
-                                           "labels": labels}) + "\n")
-            prev, prev_proc, prev_t = cpu, ticks, now
-
-    @staticmethod
-    def proc_ticks(pid):
-        with open(f"/proc/{pid}/stat") as f:
-            parts = f.read().rsplit(")", 1)[1].split()
-        return int(parts[11]) + int(parts[12])
-
-    @staticmethod
-    def proc_threads(pid):
-        with open(f"/proc/{pid}/status") as f:
-            for line in f:
-                if line.startswith("Threads:"):
-                    return int(line.split()[1])
-        return 0
-
-    def stop(self):
-        self.stop_flag.set()
-        self.join()
-        self.out.close()
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "workloads"))
+from faultlib.hostmetrics import HostSampler  # noqa: E402  (/proc every 100 ms, as the workloads)
 
 
 def clusters(n, dim, classes, gen):

@@ -4,14 +4,14 @@ binary must name what was injected. Exits 77 (CTest: skipped) when this Python h
 
   /usr/bin/python3 tests/workloads/diagnose_workloads.py --bin build/bin/cann-debug --work /tmp/wl
 """
-import argparse
 import json
 import os
-import shutil
 import subprocess
 import sys
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+import script_support as support
+from script_support import ROOT
+
 
 # (workload, fault, magnitude, sets, expected root cause): short runs (seconds each), strong faults.
 RUNS = [
@@ -26,19 +26,10 @@ RUNS = [
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--bin", required=True)
-    ap.add_argument("--work", required=True)
-    ap.add_argument("--only", help="only this workload (train.py, serve.py, ddp.py)")
-    a = ap.parse_args()
-    try:
-        import sklearn  # noqa: F401
-        import torch  # noqa: F401
-    except ImportError:
-        print("skipped: no torch/sklearn in", sys.executable)
-        return 77
-    shutil.rmtree(a.work, ignore_errors=True)
-    os.makedirs(a.work)
+    a = support.arguments(__doc__.splitlines()[0], [("--only", "only this workload (train.py, serve.py, ddp.py)")])
+    if not support.have_torch():
+        return support.SKIP
+    support.fresh(a.work)
     failures = []
     for i, (workload, fault, magnitude, sets, expected) in enumerate(RUNS):
         if a.only and workload != a.only:

@@ -3,29 +3,21 @@
 short training runs), then `cann-debug eval --leave-out optimizer --json` must score every case exactly once,
 in the family of its own optimizer, with tables learnt without that family, and name the worst family.
 Exits 77 (CTest: skipped) without torch/sklearn."""
-import argparse
 import collections
 import json
 import os
-import shutil
 import subprocess
 import sys
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+import script_support as support
+from script_support import ROOT
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--bin", required=True)
-    ap.add_argument("--work", required=True)
-    a = ap.parse_args()
-    try:
-        import sklearn  # noqa: F401
-        import torch  # noqa: F401
-    except ImportError:
-        print("skipped: no torch/sklearn in", sys.executable)
-        return 77
-    shutil.rmtree(a.work, ignore_errors=True)
+    a = support.arguments(__doc__.splitlines()[0], ())
+    if not support.have_torch():
+        return support.SKIP
+    support.fresh(a.work)
     matrix = os.path.join(ROOT, "tests", "workloads", "tiny-matrix.json")
     gen = subprocess.run([sys.executable, os.path.join(ROOT, "scripts", "make-cases.py"), "--matrix", matrix,
                           "--output", a.work], capture_output=True, text=True)
