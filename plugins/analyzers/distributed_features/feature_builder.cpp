@@ -23,7 +23,7 @@ struct RankSummary {
          collective_calls = 0;
   bool device_timeline = false;  // collective and idle figures from the GPU kernels
   double kernel_compute_ms = 0;
-  double total_step_ns = 0, total_collective_ns = 0, total_exposed_ns = 0;
+  double total_step_ns = 0, total_collective_ns = 0, total_exposed_ns = 0, total_in_backward_ns = 0;
   std::vector<StepBreakdown> steps;
 };
 
@@ -66,6 +66,7 @@ RankSummary summarize(std::int64_t rank, const RankTrace& trace) {
     r.total_step_ns += static_cast<double>(b.step_ns);
     r.total_collective_ns += static_cast<double>(b.collective_ns);
     r.total_exposed_ns += static_cast<double>(b.exposed_collective_ns);
+    r.total_in_backward_ns += static_cast<double>(b.collective_in_backward_ns);
   }
   return r;
 }
@@ -187,13 +188,17 @@ void add_cross_rank(const std::vector<RankSummary>& ranks, std::vector<Feature>&
 
 void add_communication(const std::vector<RankSummary>& ranks, const std::optional<RunConfig>& config,
                        std::vector<Feature>& out) {
-  double step_ns = 0, collective_ns = 0, exposed_ns = 0;
+  double step_ns = 0, collective_ns = 0, exposed_ns = 0, in_backward_ns = 0, cpu_collective_ns = 0;
   std::vector<double> calls, collective_ms;
   std::vector<EvidenceRef> ev;
   for (const auto& r : ranks) {
     step_ns += r.total_step_ns;
     collective_ns += r.total_collective_ns;
     exposed_ns += r.total_exposed_ns;
+    if (!r.device_timeline) {
+      in_backward_ns += r.total_in_backward_ns;
+      cpu_collective_ns += r.total_collective_ns;
+    }
     calls.push_back(r.collective_calls);
     collective_ms.push_back(r.collective_ms);
     ev.push_back(steps_ref(r));
@@ -212,6 +217,11 @@ void add_communication(const std::vector<RankSummary>& ranks, const std::optiona
   const CollectiveExposure exposure = exposure_without_waits(steps_by_rank);
   if (exposure.collective_ns > 0)
     out.push_back(feature("comm.exposed_ratio", exposure.exposed_ns / exposure.collective_ns, "ratio", ev));
+  // Whether communication starts while backward still computes (DDP's bucket hooks) or only after it: the
+  // share of the collective work inside the backward range, on CPU timelines (device timelines have no
+  // backward range of their own).
+  if (cpu_collective_ns > 0)
+    out.push_back(feature("comm.backward_overlap_share", in_backward_ns / cpu_collective_ns, "ratio", ev));
   // HTA's figure, waits included: 1 - comp_comm_overlap_pctg / 100 over the ranks' NCCL kernels.
   if (device && collective_ns > 0)
     out.push_back(feature("comm.exposed_ratio_with_waits", exposed_ns / collective_ns, "ratio", ev));

@@ -110,6 +110,7 @@ std::vector<StepBreakdown> RankTrace::steps() const {
     model.insert(model.end(), optimizer.begin(), optimizer.end());
     b.collective_ns = union_length(work);
     b.exposed_collective_ns = b.collective_ns - overlap_length(work, model);
+    b.collective_in_backward_ns = overlap_length(work, backward);
     b.collective_calls = static_cast<std::int64_t>(calls.size());
     std::vector<Interval> autograd;
     for (const Interval& bw : backward) {

@@ -27,6 +27,7 @@ struct StepBreakdown {
   std::int64_t collective_ns = 0;          // union of collective work spans (gloo:/nccl:/hccl: on any thread)
   std::int64_t exposed_collective_ns = 0;  // collective time outside forward, backward and optimizer_step
   std::int64_t collective_calls = 0;       // c10d:: collective calls issued by the stepping thread
+  std::int64_t collective_in_backward_ns = 0;  // collective work while the backward range was open
   std::int64_t outside_model_ns = 0;  // step - (forward u backward u optimizer) - exposed collective time
 
   // From the device timeline (traces with GPU kernels); then the collective fields above are the device
