@@ -162,6 +162,7 @@ def main():
             with open(os.path.join(folder, "expected.json")) as f:
                 expected = json.load(f)
             expected.setdefault("variant", {}).update({f"matrix.{k2}": v for k2, v in run["axes"].items()})
+            expected["variant"]["matrix.magnitude"] = "none" if run["fault"] == "none" else run["magnitude"]
             expected["variant"]["matrix"] = run["id"].rsplit("-", 1)[0]
             with open(os.path.join(folder, "expected.json"), "w") as f:
                 json.dump(expected, f, indent=2)

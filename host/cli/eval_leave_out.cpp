@@ -21,7 +21,7 @@ using nlohmann::json;
 
 /// Variant keys that describe where a run came from rather than what it is.
 bool is_bookkeeping_axis(const std::string& key) {
-  return key == "matrix" || key.starts_with("matrix.");
+  return key == "matrix";
 }
 
 struct ScenarioModel {
@@ -143,10 +143,15 @@ int evaluate_leave_out(const GlobalOptions& g, const LeaveOutArgs& a) {
   if (!a.learn_from.empty()) {
     axes = {"corpus"};
   } else if (std::find(axes.begin(), axes.end(), "all") != axes.end()) {
-    std::set<std::string> found;
+    // The matrix' own axes when the cases came from scripts/make-cases.py (variant keys "matrix.<axis>"):
+    // a workload's variant also holds per-run figures (a resolved rate, a request count) that are not axes.
+    std::set<std::string> matrix_axes, other;
     for (const auto& c : cases)
-      for (const auto& [k, v] : c.variant.items())
-        if (!is_bookkeeping_axis(k)) found.insert(k);
+      for (const auto& [k, v] : c.variant.items()) {
+        if (k.starts_with("matrix.")) matrix_axes.insert(k);
+        else if (!is_bookkeeping_axis(k)) other.insert(k);
+      }
+    const auto& found = matrix_axes.empty() ? other : matrix_axes;
     axes.assign(found.begin(), found.end());
   }
 
