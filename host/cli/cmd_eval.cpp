@@ -1,7 +1,7 @@
-// `cann-debug eval --cases DIR`: diagnose every labelled case folder and score the answers (docs/diagnose.md):
-// top-1/top-3 accuracy, false alarms on healthy runs, the confusion table, the median diagnosis time and
-// the Debugging Quality Index. With --leave-out AXIS or --learn-from DIR it measures generalisation instead
-// (eval_leave_out.hpp): tables learnt without the family that is scored.
+// `cann-debug eval --cases DIR`: diagnose every labelled case folder and score the answers
+// (docs/diagnose.md): top-1/top-3 accuracy, false alarms on healthy runs, the confusion table, the median
+// diagnosis time and the Debugging Quality Index. With --leave-out AXIS or --learn-from DIR it measures
+// generalisation instead (eval_leave_out.hpp): tables learnt without the family that is scored.
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 

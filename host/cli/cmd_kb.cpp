@@ -82,7 +82,8 @@ int learn(const GlobalOptions& g, const LearnArgs& a) {
   }
 
   std::vector<LabelledEvidence> evidence;
-  if (int rc = collect_labelled_evidence(g, pipeline, a.graph, cases, a.label, evidence); rc != kOk) return rc;
+  if (int rc = collect_labelled_evidence(g, pipeline, a.graph, cases, a.label, evidence); rc != kOk)
+    return rc;
   if (!a.save_evidence.empty()) {
     std::ofstream out(a.save_evidence);
     if (!out) {
@@ -97,8 +98,9 @@ int learn(const GlobalOptions& g, const LearnArgs& a) {
   options.label = a.label;
   options.prior_strength = a.prior_strength;
   options.learn_label_prior = a.learn_label_prior;
-  options.note = fmt::format("cann-debug kb learn --cases {} --graph {} (scenario {}, pipeline {}, {} cases)",
-                             a.cases, a.graph, scenario, fs::path(pipeline).filename().string(), cases.size());
+  options.note =
+      fmt::format("cann-debug kb learn --cases {} --graph {} (scenario {}, pipeline {}, {} cases)", a.cases,
+                  a.graph, scenario, fs::path(pipeline).filename().string(), cases.size());
   json figures;
   if (int rc = learn_graph(g, evidence, options, figures); rc != kOk) return rc;
   if (a.json)

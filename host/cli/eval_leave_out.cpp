@@ -35,7 +35,8 @@ int prepare_scenario(const GlobalOptions& g, const std::string& scenario, std::v
                      ScenarioModel& out) {
   const auto pipeline = find_scenario_pipeline(scenario);
   if (!pipeline) {
-    fmt::print(stderr, "error: no pipeline '{}.yaml' in {}\n", scenario, fmt::join(pipeline_search_path(), ", "));
+    fmt::print(stderr, "error: no pipeline '{}.yaml' in {}\n", scenario,
+               fmt::join(pipeline_search_path(), ", "));
     return kNotFound;
   }
   out.pipeline = *pipeline;
@@ -83,7 +84,8 @@ void print_axis(const json& report) {
                100 * f["top1_accuracy"].get<double>(), 100 * f["top3_accuracy"].get<double>(),
                f["false_alarms"].get<std::size_t>(), f["healthy_cases"].get<std::size_t>());
   if (report.contains("worst_family"))
-    fmt::print("  worst family: {} {} (top-1 {:.1f}%)\n", report["worst_family"]["scenario"].get<std::string>(),
+    fmt::print("  worst family: {} {} (top-1 {:.1f}%)\n",
+               report["worst_family"]["scenario"].get<std::string>(),
                report["worst_family"]["value"].get<std::string>(),
                100 * report["worst_family"]["top1_accuracy"].get<double>());
   std::map<std::string, std::pair<int, int>> per_cause;  // label -> (right, all)
@@ -101,7 +103,8 @@ void print_axis(const json& report) {
 
 json axis_report(const std::string& axis, const std::vector<json>& rows) {
   std::map<std::pair<std::string, std::string>, std::vector<json>> by_family;
-  for (const auto& r : rows) by_family[{r["scenario"].get<std::string>(), r["family"].get<std::string>()}].push_back(r);
+  for (const auto& r : rows)
+    by_family[{r["scenario"].get<std::string>(), r["family"].get<std::string>()}].push_back(r);
   json families = json::array();
   json worst;
   for (const auto& [key, family_rows] : by_family) {
@@ -148,8 +151,10 @@ int evaluate_leave_out(const GlobalOptions& g, const LeaveOutArgs& a) {
     std::set<std::string> matrix_axes, other;
     for (const auto& c : cases)
       for (const auto& [k, v] : c.variant.items()) {
-        if (k.starts_with("matrix.")) matrix_axes.insert(k);
-        else if (!is_bookkeeping_axis(k)) other.insert(k);
+        if (k.starts_with("matrix."))
+          matrix_axes.insert(k);
+        else if (!is_bookkeeping_axis(k))
+          other.insert(k);
       }
     const auto& found = matrix_axes.empty() ? other : matrix_axes;
     axes.assign(found.begin(), found.end());
@@ -197,8 +202,9 @@ int evaluate_leave_out(const GlobalOptions& g, const LeaveOutArgs& a) {
         if (axis != "corpus")
           for (std::size_t i = 0; i < m.learn_pool.size(); ++i)
             keep[i] = case_axis_value(m.learn_pool[i], axis) != value;
-        const std::string fold = learn_fold(g, m, keep, a.prior_strength,
-                                            fmt::format("eval fold: {} cases without {}={}", scenario, axis, value));
+        const std::string fold =
+            learn_fold(g, m, keep, a.prior_strength,
+                       fmt::format("eval fold: {} cases without {}={}", scenario, axis, value));
         if (fold.empty()) {
           fmt::print(stderr, "error: {} {}={}: learning the fold's tables failed\n", scenario, axis, value);
           return kRunFailed;
@@ -231,14 +237,14 @@ int evaluate_leave_out(const GlobalOptions& g, const LeaveOutArgs& a) {
   }
   json worst;
   for (const auto& r : reports)
-    if (r.contains("worst_family") &&
-        (worst.is_null() || r["worst_family"]["top1_accuracy"].get<double>() <
-                                worst["family"]["top1_accuracy"].get<double>()))
+    if (r.contains("worst_family") && (worst.is_null() || r["worst_family"]["top1_accuracy"].get<double>() <
+                                                              worst["family"]["top1_accuracy"].get<double>()))
       worst = {{"axis", r["axis"]}, {"family", r["worst_family"]}};
   if (a.json) {
-    fmt::print("{}\n", json{{"axes", reports}, {"worst", worst}, {"signals_only", a.signals_only},
-                            {"cases", all_rows}}
-                           .dump(2));
+    fmt::print(
+        "{}\n",
+        json{{"axes", reports}, {"worst", worst}, {"signals_only", a.signals_only}, {"cases", all_rows}}.dump(
+            2));
   } else if (!worst.is_null()) {
     fmt::print("Worst family over all axes: {}={} ({}), top-1 {:.1f}%\n", worst["axis"].get<std::string>(),
                worst["family"]["value"].get<std::string>(), worst["family"]["scenario"].get<std::string>(),

@@ -16,10 +16,10 @@ namespace cann_debug::cli {
 
 struct LeaveOutArgs {
   std::string cases;
-  std::string scenario;              // "" = every scenario found
-  std::vector<std::string> axes;     // "all" = every axis of the cases' variants
-  std::string learn_from;            // "" = leave families out of --cases itself
-  bool signals_only = false;         // diagnose held-out cases without their config.json
+  std::string scenario;           // "" = every scenario found
+  std::vector<std::string> axes;  // "all" = every axis of the cases' variants
+  std::string learn_from;         // "" = leave families out of --cases itself
+  bool signals_only = false;      // diagnose held-out cases without their config.json
   double prior_strength = 2.0;
   bool json = false;
 };

@@ -136,8 +136,9 @@ void print_summary(const json& s, const std::string& in) {
   fmt::print("{}Cases: {} ({} failed)\n", in, s["cases"].get<std::size_t>(), s["failed"].get<std::size_t>());
   fmt::print("{}Top-1 accuracy:            {:.1f}%\n", in, 100 * s["top1_accuracy"].get<double>());
   fmt::print("{}Top-3 accuracy:            {:.1f}%\n", in, 100 * s["top3_accuracy"].get<double>());
-  fmt::print("{}False alarms on healthy:   {:.1f}% ({} of {})\n", in, 100 * s["false_alarm_rate"].get<double>(),
-             s["false_alarms"].get<std::size_t>(), s["healthy_cases"].get<std::size_t>());
+  fmt::print("{}False alarms on healthy:   {:.1f}% ({} of {})\n", in,
+             100 * s["false_alarm_rate"].get<double>(), s["false_alarms"].get<std::size_t>(),
+             s["healthy_cases"].get<std::size_t>());
   fmt::print("{}Median diagnosis time:     {:.0f} ms\n", in, s["median_ms"].get<double>());
   fmt::print("{}Suggestion effectiveness:  {:.1f}%\n", in, 100 * s["suggestion_effectiveness"].get<double>());
   fmt::print("{}DQI:                       {:.3f}  = (1 - {:.4f}) x {:.3f} x {:.3f}\n", in,

@@ -57,7 +57,8 @@ int collect_labelled_evidence(const GlobalOptions& g, const std::string& pipelin
     json line = e;
     line["_case"] = c.folder;
     out.push_back(std::move(line));
-    if (g.verbosity > 0) fmt::print(stderr, "[{}/{}] {} ({})\n", ++done, cases.size(), c.folder, c.root_cause);
+    if (g.verbosity > 0)
+      fmt::print(stderr, "[{}/{}] {} ({})\n", ++done, cases.size(), c.folder, c.root_cause);
   }
   return kOk;
 }

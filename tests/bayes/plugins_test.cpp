@@ -249,8 +249,9 @@ TEST(bayes_plugins, CptLearnKeepsTablesMarkedLearnFalse) {
       {"name": "symptom", "states": ["low", "high"], "parents": ["root_cause"], "cpt": [[0.5, 0.5], [0.5, 0.5]]},
       {"name": "config_says", "states": ["no", "yes"], "parents": ["root_cause"], "learn": false,
        "cpt": [[0.9, 0.1], [0.3, 0.7]]}]})";
-  Harness learn(cpt_learn_factory(),
-                {{"graph", graph.string()}, {"output", (dir / "learnt.json").string()}, {"prior_strength", 1.0}});
+  Harness learn(
+      cpt_learn_factory(),
+      {{"graph", graph.string()}, {"output", (dir / "learnt.json").string()}, {"prior_strength", 1.0}});
   std::vector<std::pair<std::size_t, Envelope>> cases;
   for (int i = 0; i < 4; ++i)
     cases.push_back({0, evidence({{"root_cause", "fault"}, {"symptom", "high"}, {"config_says", "yes"}})});

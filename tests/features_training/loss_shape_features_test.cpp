@@ -22,7 +22,8 @@ std::vector<json> decaying(int n, double sigma, unsigned seed) {
   std::mt19937 gen(seed);
   std::normal_distribution<double> noise(0.0, sigma);
   std::vector<json> rows;
-  for (int i = 0; i < n; ++i) rows.push_back(row(i, 0.3 + 2.0 * std::exp(-i / 30.0) + (i ? noise(gen) : 0.0)));
+  for (int i = 0; i < n; ++i)
+    rows.push_back(row(i, 0.3 + 2.0 * std::exp(-i / 30.0) + (i ? noise(gen) : 0.0)));
   return rows;
 }
 

@@ -70,9 +70,10 @@ void add_loss_shape_features(const std::vector<LogRow>& rows, std::optional<std:
           std::min_element(smooth.begin(), smooth.begin() + static_cast<std::ptrdiff_t>(before - 2 * hw));
       const double final_level =
           median(std::vector<double>(loss.end() - static_cast<std::ptrdiff_t>(tail), loss.end()));
-      out.add("loss.rebound_over_first", (final_level - *best) / first, "ratio",
-              {first_ref, row_ref(loss_rows, static_cast<std::size_t>(best - smooth.begin()) + hw, "loss.best"),
-               rows_ref(loss_rows, before, n - 1, "window", "loss.final")});
+      out.add(
+          "loss.rebound_over_first", (final_level - *best) / first, "ratio",
+          {first_ref, row_ref(loss_rows, static_cast<std::size_t>(best - smooth.begin()) + hw, "loss.best"),
+           rows_ref(loss_rows, before, n - 1, "window", "loss.final")});
     }
     // Step-to-step noise against the loss scale of the run (its first loss): the same for any loss level
     // the run reaches, unlike noise over the run's median.

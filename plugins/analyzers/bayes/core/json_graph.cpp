@@ -36,8 +36,9 @@ class Reader {
       const std::string at = fmt::format("/variables/{}", i);
       const json& v = vars[i];
       if (!v.is_object()) fail(at, "expected an object");
-      check_keys(v, at,
-                 {"name", "description", "states", "default_state", "parents", "cpt", "discretization", "learn"});
+      check_keys(
+          v, at,
+          {"name", "description", "states", "default_state", "parents", "cpt", "discretization", "learn"});
       Variable var;
       var.name = string_of(required(v, at, "name"), at + "/name");
       if (var.name.empty()) fail(at + "/name", "empty variable name");
