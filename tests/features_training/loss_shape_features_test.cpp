@@ -74,8 +74,10 @@ TEST(LossShapeFeatures, TheSameBatchesOneEpochLaterCorrelateWithTwoEpochs) {
   }
   const FeatureSet reused = run_extractor({{kRecordsPort, records_of(rows)}});
   EXPECT_GT(value_of(reused, "loss.epoch_lag_residual_autocorr"), 0.7);
+  EXPECT_GT(value_of(reused, "loss.epoch_lag_zscore"), 4.0);
   const FeatureSet shuffled = run_extractor({{kRecordsPort, records_of(fresh)}});
   EXPECT_LT(std::fabs(value_of(shuffled, "loss.epoch_lag_residual_autocorr")), 0.3);
+  EXPECT_LT(value_of(shuffled, "loss.epoch_lag_zscore"), 3.0);
 }
 
 TEST(LossShapeFeatures, TooFewStepsGiveNoShapeFeatures) {

@@ -25,6 +25,8 @@ constexpr std::size_t kNoiseHalfWidth = 5;
 constexpr std::size_t kTrendHalfWidth = 10;
 // Fewest pairs behind an autocorrelation.
 constexpr std::size_t kMinPairs = 10;
+// Fewest lags around the epoch lag whose correlations make the reference for the epoch lag's z-score.
+constexpr std::size_t kMinNeighbourLags = 6;
 
 /// Running median over the full windows only (index i of the result is position i + hw of v).
 std::vector<double> running_median(const std::vector<double>& v, std::size_t hw) {
@@ -89,11 +91,30 @@ void add_loss_shape_features(const std::vector<LogRow>& rows, std::optional<std:
   // The same batches come back one epoch later when the order is stored or reused: the detrended loss
   // correlates with itself at the epoch lag. Detrended around a running median rather than over a whole
   // epoch, so that two epochs are enough (a moving mean over one period needs three).
-  if (steps_per_epoch && *steps_per_epoch >= 2)
-    if (const auto ac = autocorrelation(residual_around_running_median(loss, kTrendHalfWidth),
-                                        static_cast<std::size_t>(*steps_per_epoch), kMinPairs))
-      out.add("loss.epoch_lag_residual_autocorr", *ac, "ratio",
-              {rows_ref(loss_rows, 0, n - 1, "steps", "loss.epoch_period")});
+  if (steps_per_epoch && *steps_per_epoch >= 2) {
+    const std::vector<double> residual = residual_around_running_median(loss, kTrendHalfWidth);
+    const auto period = static_cast<std::size_t>(*steps_per_epoch);
+    const EvidenceRef epochs = rows_ref(loss_rows, 0, n - 1, "steps", "loss.epoch_period");
+    if (const auto ac = autocorrelation(residual, period, kMinPairs)) {
+      out.add("loss.epoch_lag_residual_autocorr", *ac, "ratio", {epochs});
+      // How far the correlation at exactly the epoch lag stands above the correlations at the lags around
+      // it (half an epoch to one and a half, the epoch lag +-2 left out), in their standard deviations.
+      // The same batches one epoch later give a sharp peak there even when batches differ little in
+      // difficulty; a fresh shuffle cannot make one lag special.
+      std::vector<double> around;
+      for (std::size_t lag = std::max<std::size_t>(2, period / 2); lag <= period + period / 2; ++lag) {
+        if (lag + 2 >= period && lag <= period + 2) continue;
+        if (const auto r = autocorrelation(residual, lag, kMinPairs)) around.push_back(*r);
+      }
+      if (around.size() >= kMinNeighbourLags) {
+        const double m = mean(around);
+        double var = 0.0;
+        for (double r : around) var += (r - m) * (r - m);
+        const double sd = std::sqrt(var / static_cast<double>(around.size() - 1));
+        if (sd > 0.0) out.add("loss.epoch_lag_zscore", (*ac - m) / sd, "sd", {epochs});
+      }
+    }
+  }
 
   std::vector<double> log_grad;
   std::vector<std::size_t> grad_at;
