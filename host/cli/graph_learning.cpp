@@ -40,9 +40,7 @@ int collect_labelled_evidence(const GlobalOptions& g, const std::string& pipelin
     req.pipeline = pipeline;
     req.input = c.folder;
     req.capture_types = {std::string(Evidence::type_id)};
-    req.set_on_type["discretize"] = json{{"graph", graph}};
-    req.set_on_type["bayes_exact"] = json{{"graph", graph}};
-    req.set_on_type["bayes_sampling"] = json{{"graph", graph}};
+    req.set_on_type = use_graph(graph);
     TappedRun run;
     const int rc = run_tapped(g, req, run);
     const auto evidence = run.of_type(Evidence::type_id);
