@@ -27,28 +27,31 @@ def _clip_too_low(config, magnitude, rng):
     return {"clip_times_initial_grad_norm": fraction}
 
 
+def _plain_stack(config, **layers):
+    """Makes the model a plain stack (mlp or cnn) without normalisation, with `layers` set on it; returns
+    its type. Residual sums and attention normalise or add paths, so these mistakes are written as stacks."""
+    model = config.setdefault("model", {})
+    if model.get("type") not in ("mlp", "cnn"):
+        model["type"] = "mlp"
+    model.update({"norm": False, **layers})
+    return model["type"]
+
+
 @register("gradient_explosion", "training",
           "deep unnormalised network with a hand-written init larger than Kaiming's and no clipping")
 def _explosion(config, magnitude, rng):
     depth, gain = pick(magnitude, (9, 1.3), (11, 1.45), (14, 1.6))
-    model = config.setdefault("model", {})
-    # Residual sums and attention normalise or add paths; the mistake is written as a plain deep stack.
-    if model.get("type") not in ("mlp", "cnn"):
-        model["type"] = "mlp"
-    model.update({"depth": depth, "init_gain": gain, "norm": False, "act": "relu"})
+    kind = _plain_stack(config, depth=depth, init_gain=gain, act="relu")
     config["clip_threshold"] = None
-    return {"depth": depth, "init_gain_vs_kaiming": gain, "model_type": model["type"]}
+    return {"depth": depth, "init_gain_vs_kaiming": gain, "model_type": kind}
 
 
 @register("vanishing_gradient", "training",
           "deep stack of saturating (sigmoid) layers without normalisation or skip connections")
 def _vanishing(config, magnitude, rng):
     depth = pick(magnitude, 7, 10, 14)
-    model = config.setdefault("model", {})
-    if model.get("type") not in ("mlp", "cnn"):
-        model["type"] = "mlp"
-    model.update({"depth": depth, "act": "sigmoid", "norm": False, "init_gain": None})
-    return {"depth": depth, "activation": "sigmoid", "model_type": model["type"]}
+    kind = _plain_stack(config, depth=depth, act="sigmoid", init_gain=None)
+    return {"depth": depth, "activation": "sigmoid", "model_type": kind}
 
 
 @register("unshuffled_data", "training",

@@ -122,6 +122,12 @@ void add_loss_features(const std::vector<LogRow>& rows, std::optional<std::int64
     const double level = median_of(finite.value);
     out.add("loss.residual_noise", noise, "loss", {finite_ref});
     if (level > 0.0) out.add("loss.relative_noise", noise / level, "ratio", {finite_ref});
+    // Against the loss scale of the run (its first finite loss, before the updates moved the weights far):
+    // the same for any level the run reaches, unlike noise over the run's median.
+    const double first = finite.value.front();
+    if (first > 0.0)
+      out.add("loss.noise_over_first", noise / first, "ratio",
+              {row_ref(loss_rows, finite.at.front(), "loss.first"), finite_ref});
     if (batch_size)
       out.add("loss.residual_noise_times_sqrt_batch", noise * std::sqrt(static_cast<double>(*batch_size)),
               "loss", {finite_ref});

@@ -10,16 +10,11 @@
 namespace cann_debug::plugins::training_detail {
 namespace {
 
-// The loss of the first step, before any update: the loss scale of the task and the initialised network
-// (the next steps of a run whose rate is far too high are already thrown off).
-constexpr std::size_t kFirstSteps = 1;
 // Fewest finite values for the shape features.
 constexpr std::size_t kMinValues = 20;
 // Half width of the running median that smooths the loss for its peak and minimum: at least this many
 // steps, or a fiftieth of the run.
 constexpr std::size_t kMinSmoothHalfWidth = 2;
-// Half width of the running median that separates step-to-step noise from the trend (as loss_features).
-constexpr std::size_t kNoiseHalfWidth = 5;
 // Half width of the running median the lag-1 autocorrelation is measured around: wide enough that a run of
 // similar batches (a class block) stays in the residual, narrow enough to follow the learning curve.
 constexpr std::size_t kTrendHalfWidth = 10;
@@ -27,16 +22,6 @@ constexpr std::size_t kTrendHalfWidth = 10;
 constexpr std::size_t kMinPairs = 10;
 // Fewest lags around the epoch lag whose correlations make the reference for the epoch lag's z-score.
 constexpr std::size_t kMinNeighbourLags = 6;
-
-/// Running median over the full windows only (index i of the result is position i + hw of v).
-std::vector<double> running_median(const std::vector<double>& v, std::size_t hw) {
-  std::vector<double> out;
-  if (v.size() < 2 * hw + 1) return out;
-  for (std::size_t i = hw; i + hw < v.size(); ++i)
-    out.push_back(median(std::vector<double>(v.begin() + static_cast<std::ptrdiff_t>(i - hw),
-                                             v.begin() + static_cast<std::ptrdiff_t>(i + hw + 1))));
-  return out;
-}
 
 }  // namespace
 
@@ -50,9 +35,10 @@ void add_loss_shape_features(const std::vector<LogRow>& rows, std::optional<std:
   std::vector<double> loss(n);
   for (std::size_t i = 0; i < n; ++i) loss[i] = *loss_rows[i].loss;
   const EvidenceRef whole = rows_ref(loss_rows, 0, n - 1, "steps", "loss");
-  const EvidenceRef first_ref = rows_ref(loss_rows, 0, kFirstSteps - 1, "window", "loss.first");
-
-  const double first = median(std::vector<double>(loss.begin(), loss.begin() + kFirstSteps));
+  // The loss of the first step, before any update: the loss scale of the task and the initialised network
+  // (the next steps of a run whose rate is far too high are already thrown off).
+  const EvidenceRef first_ref = row_ref(loss_rows, 0, "loss.first");
+  const double first = loss.front();
   out.add("loss.first", first, "loss", {first_ref});
 
   const std::size_t hw = std::max(kMinSmoothHalfWidth, n / 50);
@@ -77,22 +63,18 @@ void add_loss_shape_features(const std::vector<LogRow>& rows, std::optional<std:
           {first_ref, row_ref(loss_rows, static_cast<std::size_t>(best - smooth.begin()) + hw, "loss.best"),
            rows_ref(loss_rows, before, n - 1, "window", "loss.final")});
     }
-    // Step-to-step noise against the loss scale of the run (its first loss): the same for any loss level
-    // the run reaches, unlike noise over the run's median.
-    const double noise = robust_sigma(residual_around_running_median(loss, kNoiseHalfWidth));
-    out.add("loss.noise_over_first", noise / first, "ratio", {first_ref, whole});
   }
 
   // Lag-1 autocorrelation of the detrended loss: batches drawn afresh are independent, so neighbouring
   // residuals are uncorrelated; batches that follow the stored order resemble their neighbours.
-  if (const auto ac = autocorrelation(residual_around_running_median(loss, kTrendHalfWidth), 1, kMinPairs))
+  const std::vector<double> residual = residual_around_running_median(loss, kTrendHalfWidth);
+  if (const auto ac = autocorrelation(residual, 1, kMinPairs))
     out.add("loss.residual_lag1_autocorr", *ac, "ratio", {whole});
 
   // The same batches come back one epoch later when the order is stored or reused: the detrended loss
   // correlates with itself at the epoch lag. Detrended around a running median rather than over a whole
   // epoch, so that two epochs are enough (a moving mean over one period needs three).
   if (steps_per_epoch && *steps_per_epoch >= 2) {
-    const std::vector<double> residual = residual_around_running_median(loss, kTrendHalfWidth);
     const auto period = static_cast<std::size_t>(*steps_per_epoch);
     const EvidenceRef epochs = rows_ref(loss_rows, 0, n - 1, "steps", "loss.epoch_period");
     if (const auto ac = autocorrelation(residual, period, kMinPairs)) {

@@ -40,20 +40,27 @@ inline double robust_sigma(const std::vector<double>& v) {
   return kMadToSigma * median(std::move(dev));
 }
 
-/// Residual of each value around the median of the 2 * half_width + 1 values centred on it. Removes slow
-/// trends and keeps step-to-step noise. Only positions whose whole window lies inside the series are
-/// returned (a window clipped at an end is off-centre and would count the trend as noise).
-inline std::vector<double> residual_around_running_median(const std::vector<double>& v,
-                                                          std::size_t half_width) {
+/// Median of the 2 * half_width + 1 values centred on each position whose whole window lies inside the
+/// series (index i of the result is position i + half_width of v); empty when the series is shorter.
+inline std::vector<double> running_median(const std::vector<double>& v, std::size_t half_width) {
   std::vector<double> out;
   const std::size_t width = 2 * half_width + 1;
   if (v.size() < width) return out;
   out.reserve(v.size() - width + 1);
   for (std::size_t start = 0; start + width <= v.size(); ++start) {
     const auto first = v.begin() + static_cast<std::ptrdiff_t>(start);
-    out.push_back(v[start + half_width] -
-                  median(std::vector<double>(first, first + static_cast<std::ptrdiff_t>(width))));
+    out.push_back(median(std::vector<double>(first, first + static_cast<std::ptrdiff_t>(width))));
   }
+  return out;
+}
+
+/// Residual of each value around the median of the 2 * half_width + 1 values centred on it. Removes slow
+/// trends and keeps step-to-step noise. Only positions whose whole window lies inside the series are
+/// returned (a window clipped at an end is off-centre and would count the trend as noise).
+inline std::vector<double> residual_around_running_median(const std::vector<double>& v,
+                                                          std::size_t half_width) {
+  std::vector<double> out = running_median(v, half_width);
+  for (std::size_t i = 0; i < out.size(); ++i) out[i] = v[i + half_width] - out[i];
   return out;
 }
 
