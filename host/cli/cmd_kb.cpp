@@ -84,14 +84,7 @@ int learn(const GlobalOptions& g, const LearnArgs& a) {
   std::vector<LabelledEvidence> evidence;
   if (int rc = collect_labelled_evidence(g, pipeline, a.graph, cases, a.label, evidence); rc != kOk)
     return rc;
-  if (!a.save_evidence.empty()) {
-    std::ofstream out(a.save_evidence);
-    if (!out) {
-      fmt::print(stderr, "error: {}: cannot write\n", a.save_evidence);
-      return kRunFailed;
-    }
-    for (const auto& line : evidence) out << line.dump() << '\n';
-  }
+  if (!a.save_evidence.empty() && !write_labelled_evidence(a.save_evidence, evidence)) return kRunFailed;
   LearnOptions options;
   options.graph = a.graph;
   options.output = a.output;

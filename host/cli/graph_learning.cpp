@@ -61,19 +61,20 @@ int collect_labelled_evidence(const GlobalOptions& g, const std::string& pipelin
   return kOk;
 }
 
+bool write_labelled_evidence(const std::string& path, const std::vector<LabelledEvidence>& evidence) {
+  std::ofstream out(path);
+  for (const auto& line : evidence) out << line.dump() << '\n';
+  out.flush();
+  if (!out) fmt::print(stderr, "error: {}: cannot write\n", path);
+  return static_cast<bool>(out);
+}
+
 int learn_graph(const GlobalOptions& g, const std::vector<LabelledEvidence>& evidence,
                 const LearnOptions& options, json& stats) {
   static int serial = 0;
   const fs::path evidence_path =
       fs::temp_directory_path() / fmt::format("cann-debug-learn-{}-{}.jsonl", ::getpid(), ++serial);
-  {
-    std::ofstream out(evidence_path);
-    if (!out) {
-      fmt::print(stderr, "error: {}: cannot write\n", evidence_path.string());
-      return kRunFailed;
-    }
-    for (const auto& line : evidence) out << line.dump() << '\n';
-  }
+  if (!write_labelled_evidence(evidence_path.string(), evidence)) return kRunFailed;
   const json source = {{"path", evidence_path.string()}};
   const json learner = {{"graph", options.graph},
                         {"output", options.output},

@@ -24,6 +24,10 @@ int collect_labelled_evidence(const GlobalOptions& g, const std::string& pipelin
                               const std::vector<LabelledCase>& cases, const std::string& label,
                               std::vector<LabelledEvidence>& out);
 
+/// Writes the evidence as JSON lines (what `evidence_source` replays); prints the file and returns false
+/// when it cannot be written.
+bool write_labelled_evidence(const std::string& path, const std::vector<LabelledEvidence>& evidence);
+
 struct LearnOptions {
   std::string graph;   // structure, thresholds and prior tables
   std::string output;  // where the learnt graph is written
