@@ -6,13 +6,19 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh
 dir=build-ci
-flags=(-DCANN_DEBUG_WERROR=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo)
+# Line tables only (-g1): enough for backtraces, and a third less compile and link time than full -g.
+flags=(-DCANN_DEBUG_WERROR=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O2 -g1 -DNDEBUG")
 if [ "${1:-}" = "--sanitize" ]; then
   dir=build-asan
-  flags=(-DCANN_DEBUG_WERROR=ON -DCANN_DEBUG_SANITIZE=ON -DCMAKE_BUILD_TYPE=Debug -DCANN_DEBUG_BUILD_BENCH=OFF)
+  flags=(-DCANN_DEBUG_WERROR=ON -DCANN_DEBUG_SANITIZE=ON -DCMAKE_BUILD_TYPE=Debug "-DCMAKE_CXX_FLAGS_DEBUG=-g1"
+         -DCANN_DEBUG_BUILD_BENCH=OFF)
   export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1
   export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 fi
 cmake -S . -B "$dir" -G Ninja "${flags[@]}"
+start=$(date +%s)
 cmake --build "$dir" -j"$(nproc)"
+echo "build of $dir: $(( $(date +%s) - start )) s"
+start=$(date +%s)
 ctest --test-dir "$dir" --output-on-failure -j"$(nproc)" --timeout 300
+echo "tests of $dir: $(( $(date +%s) - start )) s"

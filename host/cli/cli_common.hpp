@@ -80,5 +80,6 @@ Verb register_infer(CLI::App& app, const GlobalOptions& g);
 Verb register_kb(CLI::App& app, const GlobalOptions& g);
 Verb register_diagnose(CLI::App& app, const GlobalOptions& g);
 Verb register_eval(CLI::App& app, const GlobalOptions& g);
+Verb register_new_plugin(CLI::App& app, const GlobalOptions& g);
 
 }  // namespace cann_debug::cli

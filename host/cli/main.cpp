@@ -32,7 +32,7 @@ int main(int argc, char** argv) {
   std::vector<Verb> verbs;
   for (Registrar r :
        {register_run, register_validate, register_plugins, register_inspect, register_graph, register_infer,
-        register_kb, register_diagnose, register_eval, register_stats, register_collect})
+        register_kb, register_diagnose, register_eval, register_stats, register_collect, register_new_plugin})
     verbs.push_back(r(app, g));
 
   try {

@@ -2,14 +2,14 @@
 
 #include <dlfcn.h>
 
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
 #include <algorithm>
 #include <boost/dll/library_info.hpp>
 #include <boost/dll/runtime_symbol_info.hpp>
 #include <boost/dll/shared_library.hpp>
 #include <cstdlib>
 #include <filesystem>
-#include <fmt/format.h>
-#include <spdlog/spdlog.h>
 
 #include "abi_check.hpp"
 #include "elf_section.hpp"
@@ -46,9 +46,19 @@ std::vector<std::string> PluginRegistry::default_search_path() {
       start = end + 1;
     }
   }
+  // The packages beside the executable (<bin>/../lib/cann-debug/plugins: the build tree's, or an installed
+  // prefix's wherever it was copied). Only when there are none, the build tree and the install prefix this
+  // host was configured with, so an installed host never mixes in a build tree's packages.
   boost::system::error_code ec;
   auto exe = boost::dll::program_location(ec);
-  if (!ec) dirs.push_back((exe.parent_path().parent_path() / "lib" / "cann-debug" / "plugins").string());
+  std::error_code fec;
+  if (!ec) {
+    const auto beside = (exe.parent_path().parent_path() / "lib" / "cann-debug" / "plugins").string();
+    if (fs::is_directory(beside, fec)) {
+      dirs.push_back(beside);
+      return dirs;
+    }
+  }
 #ifdef CANN_DEBUG_BUILD_PLUGIN_DIR
   dirs.push_back(CANN_DEBUG_BUILD_PLUGIN_DIR);
 #endif
@@ -100,7 +110,8 @@ bool PluginRegistry::load_package(const std::string& path_in) {
   auto section = read_elf_section(path, CANN_DEBUG_ABI_SECTION);
   if (!section.error.empty()) return refuse(section.error);
   if (!section.bytes)
-    return refuse("not a cann-debug package: no " CANN_DEBUG_ABI_SECTION " section (build it with CANN_DEBUG_PACKAGE)");
+    return refuse("not a cann-debug package: no " CANN_DEBUG_ABI_SECTION
+                  " section (build it with CANN_DEBUG_PACKAGE)");
   cann_debug_abi_stamp stamp{};
   std::string err;
   if (!parse_abi_stamp(*section.bytes, stamp, err)) return refuse(err);
@@ -112,9 +123,10 @@ bool PluginRegistry::load_package(const std::string& path_in) {
     boost::dll::library_info info(path);
     auto symbols = info.symbols(kAliasSection);
     if (std::find(symbols.begin(), symbols.end(), kPackageAlias) == symbols.end())
-      return refuse(fmt::format("no '{}' symbol in section '{}': the package does not export its components "
-                                "(use CANN_DEBUG_PACKAGE in one source file)",
-                                kPackageAlias, kAliasSection));
+      return refuse(
+          fmt::format("no '{}' symbol in section '{}': the package does not export its components "
+                      "(use CANN_DEBUG_PACKAGE in one source file)",
+                      kPackageAlias, kAliasSection));
   } catch (const std::exception& e) {
     return refuse(fmt::format("cannot read symbols: {}", e.what()));
   }
@@ -155,8 +167,9 @@ bool PluginRegistry::load_package(const std::string& path_in) {
       continue;
     }
     if (auto it = components_.find(m.type); it != components_.end()) {
-      problems_.push_back({path, fmt::format("component type '{}' is also provided by {}; the first one loaded is used",
-                                             m.type, it->second.package->path)});
+      problems_.push_back(
+          {path, fmt::format("component type '{}' is also provided by {}; the first one loaded is used",
+                             m.type, it->second.package->path)});
       continue;
     }
     components_.emplace(m.type, ComponentEntry{f, owner});

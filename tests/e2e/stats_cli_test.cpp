@@ -205,9 +205,9 @@ TEST_F(StatsCli, KeepsGoingAfterABadInput) {
 }
 
 // --json per-rank figures equal HTA's own outputs (../shared/real/kineto/hta_reference), where
-// tests/traces/hta_golden_test.cpp checks them: times in us exactly, percentages within HTA's rounding to
-// 2 decimals. HTA loads a single file as rank 0 whatever rank it holds: a single trace is compared by its
-// only rank. `--hta-drop-last-step` is given when the reference used HTA's default.
+// tests/extractors/hta_metrics/hta_golden_test.cpp checks them: times in us exactly, percentages within HTA's
+// rounding to 2 decimals. HTA loads a single file as rank 0 whatever rank it holds: a single trace is
+// compared by its only rank. `--hta-drop-last-step` is given when the reference used HTA's default.
 class StatsCliGolden : public StatsCli, public ::testing::WithParamInterface<const char*> {};
 
 TEST_P(StatsCliGolden, PerRankFiguresEqualHta) {

@@ -19,8 +19,8 @@ std::string quote(const std::string& s) {
 
 CliResult run_cli(const std::vector<std::string>& args) {
   TempDir dir("cdt-cli");
-  std::string cmd =
-      "env -u CANN_DEBUG_PLUGIN_PATH " + quote(std::string(CANN_DEBUG_BINARY_DIR) + "/bin/cann-debug");
+  std::string cmd = "env -u CANN_DEBUG_PLUGIN_PATH ";
+  cmd += quote(CANN_DEBUG_BINARY_DIR "/bin/cann-debug");
   for (const auto& a : args) cmd += " " + quote(a);
   cmd += " >" + quote(dir.file("out")) + " 2>" + quote(dir.file("err")) + " </dev/null";
   const int status = std::system(cmd.c_str());

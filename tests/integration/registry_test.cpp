@@ -1,7 +1,9 @@
 // PluginRegistry against the fixture packages: good ones load, and each kind of bad package is refused
 // (or skipped) with a message that says what is wrong and how to fix it.
 #include <gmock/gmock.h>
+
 #include <gtest/gtest.h>
+#include <filesystem>
 
 #include <fmt/format.h>
 
@@ -97,7 +99,7 @@ TEST(PluginRegistry, AFileNamedInThePathIsLoadedEvenWhenItIsRefused) {
 
 TEST(PluginRegistry, RefusesAFileThatIsNotElf) {
   host::PluginRegistry r;
-  EXPECT_FALSE(r.load_package(std::string(CANN_DEBUG_SOURCE_DIR) + "/CMakeLists.txt"));
+  EXPECT_FALSE(r.load_package((std::filesystem::path(CANN_DEBUG_SOURCE_DIR) / "CMakeLists.txt").string()));
   EXPECT_THAT(only_problem(r), HasSubstr("not an ELF file"));
 }
 

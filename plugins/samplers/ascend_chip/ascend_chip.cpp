@@ -17,11 +17,11 @@
 
 #include "ascend_console/metric_names.hpp"
 #include "cann_debug/messages.hpp"
+#include "cann_debug/sampler/interval_sampler.hpp"
+#include "cann_debug/sampler/option_specs.hpp"
 #include "dcmi/ascend_tools.hpp"
 #include "dcmi/dcmi_api.hpp"
 #include "dcmi/dcmi_calls.hpp"
-#include "sampler_support/interval_sampler.hpp"
-#include "sampler_support/option_specs.hpp"
 
 namespace cann_debug::plugins {
 namespace {

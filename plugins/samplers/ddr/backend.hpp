@@ -8,7 +8,7 @@
 
 #include "cann_debug/host_services.hpp"
 #include "cann_debug/messages.hpp"
-#include "sampler_support/frame_builder.hpp"
+#include "cann_debug/sampler/frame_builder.hpp"
 
 namespace cann_debug::plugins::ddr_detail {
 

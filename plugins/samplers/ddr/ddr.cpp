@@ -11,13 +11,13 @@
 #include <vector>
 
 #include "cann_debug/messages.hpp"
+#include "cann_debug/sampler/interval_sampler.hpp"
+#include "cann_debug/sampler/option_specs.hpp"
+#include "cann_debug/sampler/sysfs_files.hpp"
 #include "dcmi_memory.hpp"
 #include "meminfo_usage.hpp"
 #include "perf_imc.hpp"
 #include "resctrl.hpp"
-#include "sampler_support/interval_sampler.hpp"
-#include "sampler_support/option_specs.hpp"
-#include "sampler_support/sysfs_files.hpp"
 
 namespace cann_debug::plugins {
 namespace {

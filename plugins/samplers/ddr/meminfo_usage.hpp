@@ -7,7 +7,7 @@
 #include <string_view>
 
 #include "backend.hpp"
-#include "sampler_support/sysfs_files.hpp"
+#include "cann_debug/sampler/sysfs_files.hpp"
 
 namespace cann_debug::plugins::ddr_detail {
 

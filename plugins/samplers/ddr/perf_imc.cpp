@@ -11,7 +11,7 @@
 #include <cstring>
 #include <stdexcept>
 
-#include "sampler_support/sysfs_files.hpp"
+#include "cann_debug/sampler/sysfs_files.hpp"
 
 namespace cann_debug::plugins::ddr_detail {
 

@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "backend.hpp"
-#include "sampler_support/counter_delta.hpp"
+#include "cann_debug/sampler/counter_delta.hpp"
 
 namespace cann_debug::plugins::ddr_detail {
 

@@ -2,8 +2,8 @@
 
 #include <fmt/format.h>
 
-#include "sampler_support/sysfs_files.hpp"
-#include "sampler_support/text_fields.hpp"
+#include "cann_debug/sampler/sysfs_files.hpp"
+#include "cann_debug/sampler/text_fields.hpp"
 
 namespace cann_debug::plugins::ddr_detail {
 

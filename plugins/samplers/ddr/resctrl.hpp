@@ -5,9 +5,9 @@
 #include <string>
 
 #include "backend.hpp"
-#include "sampler_support/counter_delta.hpp"
-#include "sampler_support/relisted.hpp"
-#include "sampler_support/sysfs_files.hpp"
+#include "cann_debug/sampler/counter_delta.hpp"
+#include "cann_debug/sampler/relisted.hpp"
+#include "cann_debug/sampler/sysfs_files.hpp"
 
 namespace cann_debug::plugins::ddr_detail {
 

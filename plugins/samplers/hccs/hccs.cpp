@@ -13,11 +13,11 @@
 #include <fmt/ranges.h>
 
 #include "cann_debug/messages.hpp"
+#include "cann_debug/sampler/counter_points.hpp"
+#include "cann_debug/sampler/interval_sampler.hpp"
+#include "cann_debug/sampler/option_specs.hpp"
 #include "dcmi/dcmi_api.hpp"
 #include "dcmi/dcmi_calls.hpp"
-#include "sampler_support/counter_points.hpp"
-#include "sampler_support/interval_sampler.hpp"
-#include "sampler_support/option_specs.hpp"
 
 namespace cann_debug::plugins {
 namespace {

@@ -10,11 +10,11 @@
 #include <vector>
 
 #include "cann_debug/messages.hpp"
+#include "cann_debug/sampler/interval_sampler.hpp"
+#include "cann_debug/sampler/option_specs.hpp"
+#include "cann_debug/sampler/slow_readings.hpp"
 #include "nvml_device.hpp"
 #include "nvml_library.hpp"
-#include "sampler_support/interval_sampler.hpp"
-#include "sampler_support/option_specs.hpp"
-#include "sampler_support/slow_readings.hpp"
 
 namespace cann_debug::plugins {
 namespace {

@@ -11,8 +11,8 @@
 #include <vector>
 
 #include "cann_debug/messages.hpp"
+#include "cann_debug/sampler/frame_builder.hpp"
 #include "nvml_library.hpp"
-#include "sampler_support/frame_builder.hpp"
 
 namespace cann_debug::plugins::nvml_detail {
 

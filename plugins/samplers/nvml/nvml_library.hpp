@@ -5,8 +5,8 @@
 #include <memory>
 #include <string>
 
+#include "cann_debug/sampler/dynamic_library.hpp"
 #include "nvml_api.hpp"
-#include "sampler_support/dynamic_library.hpp"
 
 namespace cann_debug::plugins::nvml_detail {
 

@@ -1,6 +1,6 @@
 #include "net_stats.hpp"
 
-#include "sampler_support/sysfs_files.hpp"
+#include "cann_debug/sampler/sysfs_files.hpp"
 
 namespace cann_debug::plugins::procfs_detail {
 

@@ -5,8 +5,8 @@
 #include <fstream>
 #include <sstream>
 
+#include "cann_debug/sampler/sysfs_files.hpp"
 #include "proc_files.hpp"
-#include "sampler_support/sysfs_files.hpp"
 
 namespace cann_debug::plugins::procfs_detail {
 

@@ -7,8 +7,8 @@
 #include <vector>
 
 #include "cann_debug/messages.hpp"
-#include "sampler_support/frame_builder.hpp"
-#include "sampler_support/sysfs_files.hpp"
+#include "cann_debug/sampler/frame_builder.hpp"
+#include "cann_debug/sampler/sysfs_files.hpp"
 
 namespace cann_debug::plugins::procfs_detail {
 

@@ -11,7 +11,7 @@
 #include <utility>
 #include <vector>
 
-#include "sampler_support/text_fields.hpp"
+#include "cann_debug/sampler/text_fields.hpp"
 
 namespace cann_debug::plugins::procfs_detail {
 

@@ -16,12 +16,12 @@
 #include <fmt/format.h>
 
 #include "cann_debug/messages.hpp"
+#include "cann_debug/sampler/option_specs.hpp"
+#include "cann_debug/sampler/slow_readings.hpp"
+#include "cann_debug/sampler/sysfs_files.hpp"
 #include "net_stats.hpp"
 #include "pid_stats.hpp"
 #include "proc_files.hpp"
-#include "sampler_support/option_specs.hpp"
-#include "sampler_support/slow_readings.hpp"
-#include "sampler_support/sysfs_files.hpp"
 
 namespace cann_debug::plugins {
 namespace {

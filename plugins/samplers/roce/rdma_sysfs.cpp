@@ -2,7 +2,7 @@
 
 #include <map>
 
-#include "sampler_support/sysfs_files.hpp"
+#include "cann_debug/sampler/sysfs_files.hpp"
 
 namespace cann_debug::plugins::roce {
 

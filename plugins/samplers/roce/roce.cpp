@@ -18,16 +18,16 @@
 
 #include "ascend_console/metric_names.hpp"
 #include "cann_debug/messages.hpp"
+#include "cann_debug/sampler/counter_points.hpp"
+#include "cann_debug/sampler/interval_sampler.hpp"
+#include "cann_debug/sampler/option_specs.hpp"
+#include "cann_debug/sampler/relisted.hpp"
+#include "cann_debug/sampler/run_command.hpp"
+#include "cann_debug/sampler/sysfs_files.hpp"
 #include "dcmi/ascend_tools.hpp"
 #include "dcmi/dcmi_api.hpp"
 #include "dcmi/dcmi_calls.hpp"
 #include "rdma_sysfs.hpp"
-#include "sampler_support/counter_points.hpp"
-#include "sampler_support/interval_sampler.hpp"
-#include "sampler_support/option_specs.hpp"
-#include "sampler_support/relisted.hpp"
-#include "sampler_support/run_command.hpp"
-#include "sampler_support/sysfs_files.hpp"
 
 namespace cann_debug::plugins {
 namespace {

@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
-"""Writes the small hand-designed 2-rank runs used by tests/features_distributed and tests/traces.
+"""Writes the small hand-designed 2-rank runs used by tests/extractors/distributed_features and tests/readers/chrome_trace.
 
 straggler_2ranks/: rank 1 spends 30 ms per step in data_loading, rank 0 waits for it inside the gradient
 allreduce (gloo:all_reduce on a backend thread). Every figure is chosen so the expected features can be
-worked out by hand (see tests/features_distributed/fixture_run_test.cpp):
+worked out by hand (see tests/extractors/distributed_features/fixture_run_test.cpp):
   rank 0: step 50 ms, data_loading 1, forward 5, backward 39 (autograd 10 incl. a 0.2 ms c10d call),
           optimizer 1, collective 33.9 ms (fully inside backward), outside the model 5 ms
   rank 1: step 50 ms, data_loading 30, forward 5, backward 10, optimizer 1, collective 4.9 ms, outside 34 ms

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Writes the small synthetic serving runs used by tests/features_inference (no copies of shared data).
+"""Writes the small synthetic serving runs used by tests/extractors/inference_features (no copies of shared data).
 
 cold_start_no_config/: 40 requests, Poisson-free regular arrivals every 50 ms on a 2-CPU host, a 2 ms
 steady service time, the first request 60 ms (a cold start), 4 profiled served batches with

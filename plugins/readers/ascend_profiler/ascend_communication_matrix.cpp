@@ -1,0 +1,57 @@
+// ascend_communication_matrix: communication_matrix.json / cluster_communication_matrix.json -> per-link
+// data.
+#include "ascend_communication_matrix.hpp"
+
+#include "ascend_files/communication_matrix.hpp"
+#include "ascend_files/file_kinds.hpp"
+#include "cann_debug/reader/reader_component.hpp"
+#include "cann_debug/reader/reader_options.hpp"
+
+namespace cann_debug::plugins {
+namespace {
+
+readers::ReaderSpec make_spec() {
+  Manifest m;
+  m.type = "ascend_communication_matrix";
+  m.kind = ComponentKind::kReader;
+  m.version = "0.1.0";
+  m.stability = Stability::kAlpha;
+  m.description =
+      "Reads an Ascend profiler communication_matrix.json "
+      "(step<N>/collective|p2p/<optype>-top1|middle|bottom1|"
+      "total@<group>/<src>-<dst>) or a cluster_communication_matrix.json. Emits one record per (step, op, "
+      "link) "
+      "on 'records' (step, comm_kind, op, op_type, selection, group, link, src_rank, dst_rank, "
+      "transport_type, "
+      "transit_size_bytes, transit_time_ns, bandwidth_bytes_per_s, op_name) and on 'metrics' "
+      "comm.link.bandwidth (bytes/s), comm.link.transit_size (bytes), comm.link.transit_time (ns) with "
+      "labels "
+      "rank (= source rank), src_rank, dst_rank, link, transport, op, selection, group, step, source_name. "
+      "Sizes MB = 10^6 bytes, times ms, bandwidth GB/s = 10^9 bytes/s in the file. The -total selection "
+      "repeats links the others show: filter on the selection label before summing.";
+  m.outputs = {{"records", std::string(RecordBatch::type_id), "one record per (step, op, link)"},
+               {"metrics", std::string(MetricBatch::type_id), "per-link bandwidth, size and time"}};
+  m.options = {
+      readers::path_option("the communication_matrix.json or cluster_communication_matrix.json to read"),
+      readers::batch_size_option(), readers::max_file_bytes_option(), readers::node_option()};
+  m.concurrency = Concurrency::serial();
+  m.sample_yaml =
+      "ascend_communication_matrix/rank0:\n  path: "
+      "\"${input}/ASCEND_PROFILER_OUTPUT/communication_matrix.json\"\n";
+  readers::ReaderSpec spec;
+  spec.manifest = std::move(m);
+  spec.open = [](const readers::ReaderContext& ctx) {
+    return ascend::open_communication_matrix(ctx.path, ascend::file_options(ctx.config));
+  };
+  spec.sniff = ascend::sniff_communication_matrix;
+  return spec;
+}
+
+}  // namespace
+
+const ComponentFactory& ascend_communication_matrix_factory() {
+  static const readers::ReaderFactory factory(make_spec());
+  return factory;
+}
+
+}  // namespace cann_debug::plugins

@@ -1,0 +1,159 @@
+// ascend_profiler_dir: every profiler file of a run's folder (all ranks and the cluster analysis), with
+// the rank of each per-rank file taken from its *_ascend_pt folder.
+#include "ascend_profiler_dir.hpp"
+
+#include <set>
+
+#include <fmt/format.h>
+
+#include "ascend_files/file_kinds.hpp"
+#include "ascend_files/profiler_tree.hpp"
+#include "cann_debug/reader/parse_error.hpp"
+#include "cann_debug/reader/reader_component.hpp"
+#include "cann_debug/reader/reader_options.hpp"
+
+namespace cann_debug::plugins {
+namespace {
+
+using ascend::AscendFileKind;
+using ascend::ProfilerFile;
+
+class DirSource final : public readers::ItemSource {
+ public:
+  DirSource(const readers::ReaderContext& ctx)
+      : host_(ctx.host),
+        options_(ascend::file_options(ctx.config)),
+        skip_(ctx.config.str("on_error") == "skip") {
+    std::set<std::string> wanted;
+    for (const auto& k : ctx.config.strings("files")) wanted.insert(k);
+    for (auto& f : ascend::find_profiler_files(ctx.path, static_cast<int>(ctx.config.integer("max_depth"))))
+      if (wanted.empty() || wanted.contains(std::string(ascend::to_string(f.kind))))
+        files_.push_back(std::move(f));
+    host_.logger().info("{}: {} profiler file(s)", ctx.path, files_.size());
+  }
+
+  bool next(readers::Items& out, std::size_t max_items) override {
+    while (index_ < files_.size()) {
+      const ProfilerFile& file = files_[index_];
+      out.source_path = file.path;
+      try {
+        if (!current_) {
+          ascend::AscendFileOptions o = options_;
+          o.rank = file.rank;
+          try {
+            current_ = ascend::open_ascend_file(file.kind, file.path, o);
+          } catch (const readers::ParseError&) {
+            throw;
+          } catch (const std::runtime_error& e) {  // cannot open: a fault of this file like any other
+            throw readers::ParseError(e.what());
+          }
+        }
+        if (!current_->next(out, max_items)) advance();
+      } catch (const readers::ParseError& e) {
+        if (!skip_) throw;
+        host_.logger().warn("skipping the rest of {}", e.what());
+        out.error = e.what();
+        advance();
+        return index_ < files_.size();
+      }
+      if (!out.records.empty() || !out.metrics.empty()) return index_ < files_.size();
+    }
+    return false;
+  }
+
+ private:
+  void advance() {
+    current_.reset();
+    ++index_;
+  }
+
+  HostServices& host_;
+  ascend::AscendFileOptions options_;
+  bool skip_;
+  std::vector<ProfilerFile> files_;
+  std::size_t index_ = 0;
+  std::unique_ptr<readers::ItemSource> current_;
+};
+
+readers::ReaderSpec make_spec() {
+  Manifest m;
+  m.type = "ascend_profiler_dir";
+  m.kind = ComponentKind::kReader;
+  m.version = "0.1.0";
+  m.stability = Stability::kAlpha;
+  m.description =
+      "Reads every Ascend profiler file of a run's folder: per rank, *_ascend_pt (or *_ascend_ms)/"
+      "ASCEND_PROFILER_OUTPUT/{step_trace_time.csv, kernel_details.csv, op_statistic.csv, "
+      "communication.json, "
+      "communication_matrix.json}, the rank taken from profiler_info_{rank}.json (or its rank_id, or rank<N> "
+      "in "
+      "the folder name), and cluster_analysis_output/{cluster_step_trace_time.csv, "
+      "cluster_communication.json, "
+      "cluster_communication_matrix.json}. Emits what the single-file readers (ascend_step_trace, "
+      "ascend_kernel_details, ascend_op_statistic, ascend_communication, ascend_communication_matrix) emit, "
+      "with the rank key set; each batch comes from one file (its source_path). Files are read rank by rank, "
+      "cluster files last; PROF_* raw data folders are not searched. Two folders claiming one rank, or a "
+      "folder without any profiler file, fail at start. A bad file stops the reader (on_error: fail) or is "
+      "reported in a partial batch and skipped (on_error: skip).";
+  m.outputs = {{"records", std::string(RecordBatch::type_id), "records of every file, one file per batch"},
+               {"metrics", std::string(MetricBatch::type_id), "metric points of every file"}};
+  m.options = {
+      readers::path_option("the folder holding the *_ascend_pt folders and/or cluster_analysis_output"),
+      readers::batch_size_option(),
+      readers::max_line_bytes_option(),
+      readers::max_file_bytes_option(),
+      readers::node_option(),
+      {.name = "on_error",
+       .type = OptionType::kEnum,
+       .description =
+           "what a bad file does: fail (stop the reader) or skip (report it in a partial batch, go on)",
+       .default_value = "fail",
+       .enum_values = {"fail", "skip"}},
+      {.name = "files",
+       .type = OptionType::kStringList,
+       .description = "which kinds to read (step_trace_time, kernel_details, op_statistic, communication, "
+                      "communication_matrix); empty = all",
+       .default_value = nlohmann::json::array()},
+      {.name = "max_depth",
+       .type = OptionType::kInt,
+       .description = "how many folder levels below path are searched",
+       .default_value = 6,
+       .min = 1,
+       .max = 64},
+  };
+  m.concurrency = Concurrency::serial();
+  m.sample_yaml =
+      "ascend_profiler_dir/run:\n"
+      "  path: \"${input}\"          # holds *_ascend_pt/ and cluster_analysis_output/\n"
+      "  files: [step_trace_time, communication]\n"
+      "  on_error: skip\n";
+  readers::ReaderSpec spec;
+  spec.manifest = std::move(m);
+  spec.open = [](const readers::ReaderContext& ctx) -> std::unique_ptr<readers::ItemSource> {
+    return std::make_unique<DirSource>(ctx);
+  };
+  spec.sniff = [](const SniffInput& in) { return ascend::sniff_profiler_dir(in.path); };
+  spec.validate = [](const Config& config) -> std::vector<ConfigProblem> {
+    static const std::set<std::string> kKinds = {"step_trace_time", "kernel_details", "op_statistic",
+                                                 "communication", "communication_matrix"};
+    std::vector<ConfigProblem> problems;
+    for (const auto& k : config.strings("files"))
+      if (!kKinds.contains(k))
+        problems.push_back(
+            {"files", fmt::format("unknown file kind '{}' (expected step_trace_time, kernel_details, "
+                                  "op_statistic, communication or communication_matrix)",
+                                  k)});
+    return problems;
+  };
+  spec.reads_directory = true;
+  return spec;
+}
+
+}  // namespace
+
+const ComponentFactory& ascend_profiler_dir_factory() {
+  static const readers::ReaderFactory factory(make_spec());
+  return factory;
+}
+
+}  // namespace cann_debug::plugins

@@ -1,0 +1,97 @@
+// json_file reader: one JSON document -> one json/1 message {"path": ..., "document": ...}.
+#include "json_file.hpp"
+
+#include <filesystem>
+#include <stdexcept>
+#include <string>
+
+#include <fmt/format.h>
+
+#include "cann_debug/messages.hpp"
+#include "cann_debug/reader/json_document.hpp"
+#include "cann_debug/reader/reader_options.hpp"
+#include "cann_debug/reader/sniff_helpers.hpp"
+
+namespace cann_debug::plugins {
+namespace {
+
+Manifest make_manifest() {
+  Manifest m;
+  m.type = "json_file";
+  m.kind = ComponentKind::kReader;
+  m.version = "0.1.0";
+  m.stability = Stability::kAlpha;
+  m.description =
+      "Reads one JSON document (e.g. a run's config.json) and emits it as a single json/1 message on port "
+      "'document' whose value is {\"path\": <file>, \"document\": <the parsed JSON>}. Bare NaN/Infinity "
+      "tokens (Python's json default) are read as the strings \"nan\"/\"inf\"/\"-inf\". A document that is "
+      "not JSON fails the component with '<path>:<line>: expected valid JSON, got ... (at byte offset N)'. "
+      "With optional: true a missing file yields no message instead of an error (a run's config is often "
+      "absent); an empty file yields no message.";
+  m.outputs = {{"document", std::string(JsonMessage::type_id), "the whole document, once"}};
+  m.options = {
+      readers::path_option("the JSON file to read"),
+      readers::max_file_bytes_option(),
+      {.name = "optional",
+       .type = OptionType::kBool,
+       .description = "a missing file is not an error: nothing is emitted",
+       .default_value = false},
+  };
+  m.concurrency = Concurrency::serial();
+  m.sample_yaml =
+      "# What the person who launched the run knows about it (may be missing).\n"
+      "json_file/config:\n"
+      "  path: \"${input}/config.json\"   # required\n"
+      "  optional: true                   # a missing file emits nothing\n";
+  return m;
+}
+
+class JsonFile final : public Component {
+ public:
+  JsonFile(const CreateContext&, const Config& config)
+      : path_(config.str("path")),
+        max_bytes_(static_cast<std::size_t>(config.integer("max_file_bytes"))),
+        optional_(config.boolean("optional")) {}
+
+  void start() override {
+    std::error_code ec;
+    if (optional_ && !std::filesystem::exists(path_, ec)) skip_ = true;
+  }
+
+  PollResult poll(Emitter& out) override {
+    if (skip_) return PollResult::kDone;
+    auto doc = readers::load_json(path_, max_bytes_);
+    if (doc.empty) return PollResult::kDone;
+    JsonMessage message;
+    message.value = {{"path", path_}, {"document", readers::to_plain(doc.root)}};
+    out.emit(0, CorrelationKey{}, std::move(message));
+    return PollResult::kDone;
+  }
+
+ private:
+  std::string path_;
+  std::size_t max_bytes_;
+  bool optional_;
+  bool skip_ = false;
+};
+
+class JsonFileFactory final : public SimpleFactory<JsonFile> {
+ public:
+  JsonFileFactory() : SimpleFactory<JsonFile>(make_manifest()) {}
+  int sniff(const SniffInput& input) const override {
+    if (input.is_directory) return 0;
+    const auto first = input.head.find_first_not_of(" \t\r\n\xEF\xBB\xBF");
+    if (first == std::string_view::npos || input.head[first] != '{') return 0;
+    // A generic reader: any JSON object file, below every reader that knows the file's own format.
+    return readers::base_name(input.path).ends_with(".json") ? 5 : 0;
+  }
+};
+
+}  // namespace
+
+const ComponentFactory& json_file_factory() {
+  static const JsonFileFactory factory;
+  return factory;
+}
+
+}  // namespace cann_debug::plugins

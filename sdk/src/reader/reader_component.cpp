@@ -1,0 +1,127 @@
+#include "cann_debug/reader/reader_component.hpp"
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <stdexcept>
+
+#include <fmt/format.h>
+
+#include "cann_debug/messages.hpp"
+#include "cann_debug/reader/parse_error.hpp"
+#include "cann_debug/reader/reader_options.hpp"
+
+namespace cann_debug::plugins::readers {
+namespace {
+
+class FileReader final : public Component {
+ public:
+  FileReader(const CreateContext& ctx, const Config& config, const ReaderSpec& spec)
+      : spec_(spec),
+        config_(config),
+        host_(*ctx.host),
+        path_(config.str("path")),
+        batch_size_(config.has("batch_size") ? static_cast<std::size_t>(config.integer("batch_size")) : 512),
+        records_port_(spec.manifest.output_index("records")),
+        metrics_port_(spec.manifest.output_index("metrics")) {}
+
+  void start() override {
+    namespace fs = std::filesystem;
+    std::error_code ec;
+    const auto status = fs::status(path_, ec);
+    if (!fs::exists(status) && config_.has("optional") && config_.boolean("optional")) {
+      done_ = true;  // nothing to read, by request
+      return;
+    }
+    if (!fs::exists(status))
+      throw std::runtime_error(fmt::format("{}: cannot open: {}", path_, std::strerror(ENOENT)));
+    if (spec_.reads_directory && !fs::is_directory(status))
+      throw std::runtime_error(
+          fmt::format("{}: cannot open: {} (expected a folder)", path_, std::strerror(ENOTDIR)));
+    if (!spec_.reads_directory && fs::is_directory(status))
+      throw std::runtime_error(fmt::format("{}: cannot open: {}", path_, std::strerror(EISDIR)));
+    source_ = spec_.open(ReaderContext{path_, config_, host_});
+    done_ = false;
+  }
+
+  void stop() override { source_.reset(); }
+
+  PollResult poll(Emitter& out) override {
+    if (done_) return PollResult::kDone;
+    if (!source_) throw std::logic_error(fmt::format("{}: poll() before start()", path_));
+    Items items;
+    bool more = false;
+    try {
+      more = source_->next(items, batch_size_);
+    } catch (const ParseError& e) {
+      done_ = true;
+      items.error = e.what();
+      emit(items, out);
+      throw std::runtime_error(e.what());
+    }
+    emit(items, out);
+    if (!more) done_ = true;
+    return more ? PollResult::kMore : PollResult::kDone;
+  }
+
+ private:
+  void emit(Items& items, Emitter& out) {
+    const std::string& source = items.source_path.empty() ? path_ : items.source_path;
+    if (records_port_ >= 0 && (!items.records.empty() || !items.error.empty())) {
+      RecordBatch batch;
+      batch.source_path = source;
+      batch.records = std::move(items.records);
+      batch.partial = !items.error.empty();
+      batch.error = items.error;
+      CorrelationKey key = batch.records.empty() ? CorrelationKey{} : batch.records.front().key;
+      out.emit(static_cast<std::size_t>(records_port_), std::move(key), std::move(batch));
+    }
+    if (metrics_port_ >= 0 && !items.metrics.empty()) {
+      MetricBatch batch;
+      batch.points = std::move(items.metrics);
+      CorrelationKey key = batch.points.front().key;
+      out.emit(static_cast<std::size_t>(metrics_port_), std::move(key), std::move(batch));
+    }
+  }
+
+  const ReaderSpec& spec_;
+  Config config_;
+  HostServices& host_;
+  std::string path_;
+  std::size_t batch_size_;
+  int records_port_;
+  int metrics_port_;
+  std::unique_ptr<ItemSource> source_;
+  bool done_ = false;
+};
+
+}  // namespace
+
+ReaderFactory::ReaderFactory(ReaderSpec spec) : spec_(std::move(spec)) {
+  auto& options = spec_.manifest.options;
+  if (std::none_of(options.begin(), options.end(), [](const OptionSpec& o) { return o.name == "optional"; }))
+    options.push_back(optional_option());
+}
+
+std::vector<ConfigProblem> ReaderFactory::validate(const Config& config) const {
+  std::vector<ConfigProblem> problems;
+  if (config.has("path") && config.str("path").empty())
+    problems.push_back(
+        {"path", spec_.reads_directory ? "must name a folder, got ''" : "must name a file, got ''"});
+  if (spec_.validate)
+    for (auto& p : spec_.validate(config)) problems.push_back(std::move(p));
+  return problems;
+}
+
+std::unique_ptr<Component> ReaderFactory::create(const CreateContext& ctx, const Config& config) const {
+  return std::make_unique<FileReader>(ctx, config, spec_);
+}
+
+int ReaderFactory::sniff(const SniffInput& input) const {
+  if (!spec_.sniff) return 0;
+  if (input.is_directory != spec_.reads_directory) return 0;
+  return spec_.sniff(input);
+}
+
+}  // namespace cann_debug::plugins::readers
