@@ -45,6 +45,10 @@ function(cann_debug_add_plugin target)
       POSITION_INDEPENDENT_CODE ON
       CXX_VISIBILITY_PRESET hidden
       VISIBILITY_INLINES_HIDDEN ON)
+    # In the source tree every package's components share one precompiled header (plugins/CMakeLists.txt).
+    if(TARGET cann_debug_plugin_pch)
+      target_precompile_headers(${target}_objects REUSE_FROM cann_debug_plugin_pch)
+    endif()
     add_library(${target} MODULE ${_package})
     target_link_libraries(${target} PRIVATE ${target}_objects)
   endif()

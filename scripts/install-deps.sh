@@ -7,6 +7,7 @@ PACKAGES=(
   libgtest-dev libgmock-dev libbenchmark-dev libcli11-dev libspdlog-dev
   libsimdjson-dev libzstd-dev libcpp-httplib-dev zlib1g-dev
   python3-torch python3-sklearn python3-numpy
+  clang libclang-rt-14-dev
 )
 missing=()
 for p in "${PACKAGES[@]}"; do

@@ -19,7 +19,7 @@ Verb register_plugins(CLI::App& app, const GlobalOptions& g) {
           const Manifest& m = entry.manifest();
           Availability a;
           try {
-            a = entry.factory->probe();
+            a = entry.factory->probe_with_defaults();
           } catch (const std::exception& e) {
             a = Availability::no(fmt::format("probe failed: {}", e.what()));
           }

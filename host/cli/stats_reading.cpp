@@ -128,7 +128,7 @@ FileStats read_with(const host::ComponentEntry& reader, const std::string& path,
   try {
     nlohmann::json raw = options.is_object() ? options : nlohmann::json::object();
     raw["path"] = path;
-    component = reader.factory->create(CreateContext{id, &services}, configure(reader, raw));
+    component = reader.factory->create(CreateContext{id, services}, configure(reader, raw));
     if (!component) throw std::runtime_error("the factory of '" + s.reader + "' returned no component");
     component->start();
     while (true) {
@@ -169,7 +169,7 @@ HtaAccumulator::HtaAccumulator(const host::ComponentEntry& entry, bool include_l
     if (port == inputs.end()) throw std::runtime_error("it has no input port 'events'");
     events_port_ = static_cast<std::size_t>(port - inputs.begin());
     component_ =
-        entry.factory->create(CreateContext{id, services_.get()},
+        entry.factory->create(CreateContext{id, *services_},
                               configure(entry, {{"include_last_profiler_step", include_last_profiler_step}}));
     if (!component_) throw std::runtime_error("the factory returned no component");
     component_->start();

@@ -240,7 +240,7 @@ struct GraphRunner::Impl {
     for (std::size_t i = 0; i < n; ++i) {
       Node& node = *nodes[i];
       const auto& pc = plan.components[i];
-      CreateContext ctx{pc.id, node.services.get()};
+      CreateContext ctx{pc.id, *node.services};
       if (!guarded(node, "create", [&] { node.component = pc.entry->factory->create(ctx, pc.config); }))
         return false;
       if (!node.component) {

@@ -42,9 +42,7 @@ std::string_view delivered_type(const InputPort& in, std::string_view produced) 
 namespace {}  // namespace
 
 Availability probe_component(const ComponentEntry& entry, const Config& config) {
-  // probe_config() arrived in ABI 1.1: an older package's vtable does not have it.
-  const bool knows_config = entry.package == nullptr || entry.package->stamp.abi_minor >= 1;
-  return knows_config ? entry.factory->probe_config(config) : entry.factory->probe();
+  return entry.factory->probe(config);
 }
 
 std::optional<PipelinePlan> plan_pipeline(const PipelineDocument& doc, const PluginRegistry& registry,

@@ -46,8 +46,7 @@ struct PlanOptions {
 /// frame into its points), "" when the link is not possible.
 std::string_view delivered_type(const InputPort& in, std::string_view produced);
 
-/// Whether `entry` can run with `config`: probe_config() for packages built with ABI minor >= 1 (an older
-/// package's vtable does not have it), probe() otherwise. Exceptions propagate.
+/// Whether `entry` can run with `config` (the factory's probe). Exceptions propagate.
 Availability probe_component(const ComponentEntry& entry, const Config& config);
 
 /// Validates in the documented order (types, options, plugin validate, probe, links, cycles), reporting

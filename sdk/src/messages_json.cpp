@@ -196,6 +196,7 @@ void from_json(const json& j, Record& v) {
 }
 void to_json(json& j, const RecordBatch& v) {
   j = {{"source_path", v.source_path}, {"records", v.records}};
+  if (!v.schema.empty()) j["schema"] = v.schema;
   if (v.partial) {
     j["partial"] = true;
     j["error"] = v.error;
@@ -204,6 +205,7 @@ void to_json(json& j, const RecordBatch& v) {
 void from_json(const json& j, RecordBatch& v) {
   v = {};
   get_if(j, "source_path", v.source_path);
+  get_if(j, "schema", v.schema);
   j.at("records").get_to(v.records);
   get_if(j, "partial", v.partial);
   get_if(j, "error", v.error);
@@ -348,6 +350,16 @@ void from_json(const json& j, Advice& v) {
   v = {};
   get_if(j, "for_root_cause", v.for_root_cause);
   get_if(j, "suggestions", v.suggestions);
+}
+
+// run_config/1
+void to_json(json& j, const RunConfiguration& v) {
+  j = {{"source_path", v.source_path}, {"values", v.values}};
+}
+void from_json(const json& j, RunConfiguration& v) {
+  v = {};
+  get_if(j, "source_path", v.source_path);
+  v.values = j.value("values", json::object());
 }
 
 // json/1

@@ -57,6 +57,14 @@ TEST(AbiCheck, MajorMismatchNamesBothVersionsAndTheFix) {
   EXPECT_THAT(older, ::testing::Not(HasSubstr("upgrade")));
 }
 
+TEST(AbiCheck, APackageOfTheLastAbi1ReleaseIsToldToRebuild) {
+  // ABI 2 (probe(const Config&), HostServices&) changed the factory's vtable: a 1.2 package cannot load.
+  const std::string why = abi_incompatibility(package(1, 2), host_stamp());
+  EXPECT_THAT(why, HasSubstr("ABI major versions differ: package built for ABI 1.2"));
+  EXPECT_THAT(why, HasSubstr(fmt::format("rebuild the package against cann-debug SDK {} (ABI {}.x)",
+                                         CANN_DEBUG_SDK_VERSION, CANN_DEBUG_ABI_MAJOR)));
+}
+
 TEST(AbiCheck, NewerMinorNeedsANewerHost) {
   const std::string why =
       abi_incompatibility(package(CANN_DEBUG_ABI_MAJOR, CANN_DEBUG_ABI_MINOR + 1), host_stamp());

@@ -16,7 +16,7 @@ std::unique_ptr<Component> create(const host::ComponentEntry& entry, const std::
   std::vector<OptionIssue> issues;
   Config config = resolve_config(entry.manifest().options, nlohmann::json::object(), issues);
   EXPECT_TRUE(issues.empty());
-  return entry.factory->create(CreateContext{id, &host}, config);
+  return entry.factory->create(CreateContext{id, host}, config);
 }
 
 TEST(UnloadOrder, ComponentsAndPayloadsOutliveTheRegistry) {

@@ -51,9 +51,9 @@ Manifest make_manifest() {
        false,
        "the run's features, for suggestion parameters"},
       {"config",
-       {std::string(JsonMessage::type_id)},
+       {std::string(RunConfiguration::type_id)},
        false,
-       "the run's config.json from json_file ({path, document}) or a bare document"},
+       "the run's configuration (run_config reader)"},
   };
   m.outputs = {{"advice", std::string(Advice::type_id),
                 "one per root cause answered (most likely first), at end of stream"}};
@@ -104,16 +104,10 @@ Manifest make_manifest() {
   return m;
 }
 
-// json_file sends {"path", "document"}; a bare document is accepted too.
-json config_document(const json& value) {
-  if (value.is_object() && value.contains("document") && value.contains("path")) return value.at("document");
-  return value;
-}
-
 class KbAdvisor final : public Component {
  public:
   KbAdvisor(const CreateContext& ctx, const Config& config)
-      : host_(*ctx.host),
+      : host_(ctx.host),
         kb_dir_(config.str("kb_dir")),
         history_path_(config.str("history")),
         limits_{config.number("min_confidence"),
@@ -133,7 +127,7 @@ class KbAdvisor final : public Component {
     } else if (port == kFeaturesPort) {
       features_.push_back(message.as<FeatureSet>());
     } else if (port == kConfigPort) {
-      config_ = config_document(message.as<JsonMessage>().value);
+      config_ = message.as<RunConfiguration>().values;
       has_config_ = true;
     } else {
       throw std::runtime_error(fmt::format("kb_advisor: no input port {}", port));

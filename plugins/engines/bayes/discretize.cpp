@@ -60,7 +60,7 @@ bool labels_match(const std::map<std::string, std::string>& wanted, const Labels
 class Discretize final : public Component {
  public:
   Discretize(const CreateContext& ctx, const Config& config)
-      : host_(*ctx.host), path_(config.str("graph")), every_set_(config.str("emit") == "every_set") {}
+      : host_(ctx.host), path_(config.str("graph")), every_set_(config.str("emit") == "every_set") {}
 
   void start() override {
     if (net_) return;

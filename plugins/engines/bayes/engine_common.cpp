@@ -135,7 +135,7 @@ Posterior make_posterior(const bayes::Network& net, const bayes::InferenceResult
 }
 
 EngineComponent::EngineComponent(const CreateContext& ctx, const Config& config)
-    : host_(ctx.host), id_(ctx.id), config_(config) {
+    : host_(&ctx.host), id_(ctx.id), config_(config) {
   explain_options_.top_k = static_cast<std::size_t>(config.integer("top_k"));
   explain_ = config.boolean("explain");
   explain_options_.paths = explain_options_.evidence_ranking = explain_;

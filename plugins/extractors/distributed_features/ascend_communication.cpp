@@ -14,10 +14,6 @@ double number(const nlohmann::json& object, const char* key) {
 
 }  // namespace
 
-bool AscendCommunication::is_communication_record(const nlohmann::json& fields) {
-  return fields.is_object() && (fields.contains("bandwidth") || fields.contains("wait_time_ratio"));
-}
-
 void AscendCommunication::add(const Record& record, const std::string& source) {
   const nlohmann::json& f = record.fields;
   // The per-rank file repeats every op in a "Total Op Info" aggregate: count each op once.

@@ -16,8 +16,6 @@ namespace cann_debug::plugins::distributed {
 
 class AscendCommunication {
  public:
-  /// Whether `fields` is a record of the ascend_communication reader (has `bandwidth` or `wait_time_ratio`).
-  static bool is_communication_record(const nlohmann::json& fields);
   void add(const Record& record, const std::string& source);
   bool empty() const { return ranks_.empty(); }
   /// comm.link_bandwidth_ratio, comm.large_packet_ratio, comm.wait_time_ratio_spread and (when

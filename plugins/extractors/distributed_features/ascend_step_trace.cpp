@@ -19,10 +19,6 @@ EvidenceRef rank_ref(std::int64_t rank) {
 
 }  // namespace
 
-bool AscendStepTrace::is_step_trace_record(const nlohmann::json& fields) {
-  return fields.is_object() && fields.contains("computing") && fields.contains("free");
-}
-
 void AscendStepTrace::add(const Record& record, const std::string& source) {
   const nlohmann::json& f = record.fields;
   if (const auto t = f.find("type"); t != f.end() && t->is_string() && t->get<std::string>() != "rank")

@@ -18,8 +18,6 @@ namespace cann_debug::plugins::distributed {
 
 class AscendStepTrace {
  public:
-  /// Whether `fields` is a row of the ascend_step_trace reader (has computing and free).
-  static bool is_step_trace_record(const nlohmann::json& fields);
   /// Rows of Type "rank" only (a "stage" row is a maximum over ranks, not a rank).
   void add(const Record& record, const std::string& source);
   bool empty() const { return ranks_.empty(); }

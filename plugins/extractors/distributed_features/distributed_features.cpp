@@ -19,6 +19,10 @@ namespace {
 using namespace distributed;
 using nlohmann::json;
 
+// The record schemas of the Ascend profiler readers (docs/readers.md) this extractor reads.
+constexpr std::string_view kAscendCommunicationSchema = "ascend.communication/1";
+constexpr std::string_view kAscendStepTraceSchema = "ascend.step_trace_time/1";
+
 enum Port : std::size_t { kRecords = 0, kEvents = 1, kConfig = 2 };
 
 Manifest make_manifest() {
@@ -51,7 +55,10 @@ Manifest make_manifest() {
        false,
        "per-rank step log (metrics.jsonl) and/or ascend_communication records"},
       {"events", {std::string(EventBatch::type_id)}, false, "profiler traces of the ranks (chrome_trace)"},
-      {"config", {std::string(JsonMessage::type_id)}, false, "the run configuration (json_file)"},
+      {"config",
+       {std::string(RunConfiguration::type_id)},
+       false,
+       "the run's configuration (run_config reader)"},
   };
   m.outputs = {{"features", std::string(FeatureSet::type_id), "per-rank sets, then the run set"}};
   m.concurrency = Concurrency::serial();
@@ -65,7 +72,7 @@ Manifest make_manifest() {
 
 class DistributedFeatures final : public Component {
  public:
-  DistributedFeatures(const CreateContext& ctx, const Config& /*config*/) : host_(*ctx.host) {}
+  DistributedFeatures(const CreateContext& ctx, const Config& /*config*/) : host_(ctx.host) {}
 
   void process(const Envelope& message, std::size_t port, Emitter& /*out*/) override {
     if (message.is<EventBatch>()) {
@@ -73,8 +80,8 @@ class DistributedFeatures final : public Component {
         add_events(message.as<EventBatch>());
     } else if (message.is<RecordBatch>()) {
       add_records(message.as<RecordBatch>());
-    } else if (message.is<JsonMessage>()) {
-      inputs_.config = read_run_config(message.as<JsonMessage>().value);
+    } else if (message.is<RunConfiguration>()) {
+      inputs_.config = read_run_config(message.as<RunConfiguration>());
     } else {
       throw std::runtime_error(
           fmt::format("distributed_features: cannot read a '{}' message (port {})", message.type_id(), port));
@@ -119,16 +126,19 @@ class DistributedFeatures final : public Component {
   }
 
   void add_records(const RecordBatch& batch) {
+    // Dispatch on what the reader says the rows are; a generic log (no schema) gives per-rank steps.
+    if (batch.schema == kAscendCommunicationSchema) {
+      for (const Record& r : batch.records)
+        if (r.fields.is_object()) inputs_.ascend.add(r, batch.source_path);
+      return;
+    }
+    if (batch.schema == kAscendStepTraceSchema) {
+      for (const Record& r : batch.records)
+        if (r.fields.is_object()) inputs_.step_trace.add(r, batch.source_path);
+      return;
+    }
     for (const Record& r : batch.records) {
       if (!r.fields.is_object()) continue;
-      if (AscendCommunication::is_communication_record(r.fields)) {
-        inputs_.ascend.add(r, batch.source_path);
-        continue;
-      }
-      if (AscendStepTrace::is_step_trace_record(r.fields)) {
-        inputs_.step_trace.add(r, batch.source_path);
-        continue;
-      }
       std::int64_t rank = r.key.has_rank() ? r.key.rank : -1;
       if (rank < 0) {
         const auto it = r.fields.find("rank");

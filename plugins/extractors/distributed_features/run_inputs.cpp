@@ -17,19 +17,11 @@ void RankLog::add(std::int64_t step, TimestampNs time_ns, std::optional<double> 
   if (batch_size && std::isfinite(*batch_size) && *batch_size > 0) batch_sizes.push_back(*batch_size);
 }
 
-RunConfig read_run_config(const nlohmann::json& value) {
+RunConfig read_run_config(const RunConfiguration& run) {
   RunConfig config;
-  const nlohmann::json* doc = &value;
-  if (value.is_object() && value.contains("document")) {
-    if (value.contains("path") && value["path"].is_string()) config.source = value["path"].get<std::string>();
-    doc = &value["document"];
-  }
-  if (!doc->is_object()) return config;
-  if (const auto it = doc->find("param_bytes"); it != doc->end() && it->is_number() && it->get<double>() > 0)
-    config.param_bytes = it->get<double>();
-  if (const auto it = doc->find("world_size");
-      it != doc->end() && it->is_number_integer() && it->get<std::int64_t>() > 0)
-    config.world_size = it->get<std::int64_t>();
+  config.source = run.source_path;
+  if (const auto v = run.number("param_bytes"); v && *v > 0) config.param_bytes = *v;
+  if (const auto v = run.integer("world_size"); v && *v > 0) config.world_size = *v;
   return config;
 }
 

@@ -40,8 +40,7 @@ struct RunInputs {
   AscendStepTrace step_trace;  // records of the ascend_step_trace reader
 };
 
-/// Reads the figures of a config document ({"path": ..., "document": {...}} or the bare document);
-/// absent or ill-typed keys are simply absent.
-RunConfig read_run_config(const nlohmann::json& value);
+/// The figures of the run's configuration; absent or ill-typed keys are simply absent.
+RunConfig read_run_config(const RunConfiguration& run);
 
 }  // namespace cann_debug::plugins::distributed

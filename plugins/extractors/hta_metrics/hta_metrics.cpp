@@ -82,7 +82,7 @@ Manifest make_manifest() {
 
 class HtaMetrics final : public Component {
  public:
-  HtaMetrics(const CreateContext& ctx, const Config& config) : host_(*ctx.host) {
+  HtaMetrics(const CreateContext& ctx, const Config& config) : host_(ctx.host) {
     options_.consecutive_kernel_delay_us = config.number("consecutive_kernel_delay_us");
     options_.runtime_cutoff_us = config.number("runtime_cutoff_us");
     options_.launch_delay_cutoff_us = config.number("launch_delay_cutoff_us");

@@ -29,13 +29,10 @@ EvidenceRef config_ref(const std::string& path, const char* key) {
 
 }  // namespace
 
-ConfigFacts read_config(const json& message_value) {
+ConfigFacts read_config(const RunConfiguration& config) {
   ConfigFacts facts;
-  if (message_value.is_object() && message_value.contains("path") && message_value["path"].is_string())
-    facts.path = message_value["path"].get<std::string>();
-  const json& doc = message_value.is_object() && message_value.contains("document")
-                        ? message_value["document"]
-                        : message_value;
+  facts.path = config.source_path;
+  const json& doc = config.values;
   const std::string where = facts.path.empty() ? "<config>" : facts.path;
   if (!doc.is_object())
     throw std::runtime_error(

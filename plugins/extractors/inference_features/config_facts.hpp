@@ -20,9 +20,9 @@ struct ConfigFacts {
   std::optional<std::string> model_format;
 };
 
-/// Reads a json_file document message value {"path": ..., "document": {...}}. A document that is not an
-/// object, or a known key of the wrong type, throws std::runtime_error naming the file and the JSON pointer.
-ConfigFacts read_config(const nlohmann::json& message_value);
+/// Reads the known keys of the run's configuration. A known key of the wrong type throws
+/// std::runtime_error naming the file and the JSON pointer.
+ConfigFacts read_config(const RunConfiguration& config);
 
 /// config.* features (extra evidence; never a verdict on their own).
 void config_features(const ConfigFacts& config, std::vector<Feature>& out);

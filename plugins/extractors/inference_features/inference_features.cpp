@@ -46,7 +46,10 @@ Manifest make_manifest() {
       {"records", {std::string(RecordBatch::type_id)}, false, "request log (metrics.jsonl via jsonl)"},
       {"metrics", {std::string(MetricBatch::type_id)}, false, "host metrics (host_metrics or procfs)"},
       {"events", {std::string(EventBatch::type_id)}, false, "serving trace (chrome_trace)"},
-      {"config", {std::string(JsonMessage::type_id)}, false, "run config (json_file document)"},
+      {"config",
+       {std::string(RunConfiguration::type_id)},
+       false,
+       "the run's configuration (run_config reader)"},
   };
   m.outputs = {{"features", std::string(FeatureSet::type_id), "one feature set per run, at end of stream"}};
   m.options = {
@@ -88,8 +91,8 @@ class InferenceFeatures final : public Component {
       host_.add(message.as<MetricBatch>());
     } else if (message.is<EventBatch>()) {
       collect_slices(message.as<EventBatch>(), slices_);
-    } else if (message.is<JsonMessage>()) {
-      config_ = read_config(message.as<JsonMessage>().value);
+    } else if (message.is<RunConfiguration>()) {
+      config_ = read_config(message.as<RunConfiguration>());
     } else {
       throw std::runtime_error(
           fmt::format("inference_features: cannot read a '{}' message (port {})", message.type_id(), port));

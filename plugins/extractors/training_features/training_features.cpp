@@ -51,9 +51,9 @@ Manifest make_manifest() {
       {"metrics", {std::string(MetricBatch::type_id)}, false, "host metrics (accepted; not used yet)"},
       {"events", {std::string(EventBatch::type_id)}, false, "trace events (accepted; not used yet)"},
       {"config",
-       {std::string(JsonMessage::type_id)},
+       {std::string(RunConfiguration::type_id)},
        false,
-       "the run's config.json ({path, document} or bare)"},
+       "the run's configuration (run_config reader)"},
   };
   m.outputs = {{"features", std::string(FeatureSet::type_id), "one feature set per run, at end of stream"}};
   m.concurrency = Concurrency::serial();
@@ -74,8 +74,8 @@ class TrainingFeatures final : public Component {
         if (r.key.has_rank() && r.key.rank != 0) continue;
         rows_.push_back(row_from_record(r, next_index_++));
       }
-    } else if (port == kConfigPort && message.is<JsonMessage>()) {
-      config_ = config_from_json(message.as<JsonMessage>().value);
+    } else if (port == kConfigPort && message.is<RunConfiguration>()) {
+      config_ = config_from(message.as<RunConfiguration>());
     } else if ((port == kMetricsPort && message.is<MetricBatch>()) ||
                (port == kEventsPort && message.is<EventBatch>())) {
       // Accepted so that pipelines can wire every reader of a case; no feature reads them yet.

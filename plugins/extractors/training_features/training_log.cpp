@@ -32,20 +32,6 @@ std::optional<std::int64_t> integer_field(const json& value) {
   return std::nullopt;
 }
 
-std::optional<double> positive_number(const json& object, const char* key) {
-  if (!object.is_object() || !object.contains(key)) return std::nullopt;
-  const auto v = numeric_field(object.at(key));
-  if (v && std::isfinite(*v) && *v > 0.0) return v;
-  return std::nullopt;
-}
-
-std::optional<std::int64_t> positive_integer(const json& object, const char* key) {
-  if (!object.is_object() || !object.contains(key)) return std::nullopt;
-  const auto v = integer_field(object.at(key));
-  if (v && *v > 0) return v;
-  return std::nullopt;
-}
-
 // Splits "3.c1.weight" into {"3", "c1", "weight"}.
 std::vector<std::string_view> dotted_parts(std::string_view name) {
   std::vector<std::string_view> parts;
@@ -105,15 +91,14 @@ LogRow row_from_record(const Record& record, std::int64_t index) {
   return row;
 }
 
-RunConfig config_from_json(const json& value) {
-  const json& doc = value.is_object() && value.contains("document") ? value.at("document") : value;
+RunConfig config_from(const RunConfiguration& config) {
+  const auto positive = [](auto v) { return v && *v > 0 ? v : decltype(v){}; };
   RunConfig c;
-  if (!doc.is_object()) return c;
-  c.steps_per_epoch = positive_integer(doc, "steps_per_epoch");
-  c.batch_size = positive_integer(doc, "batch_size");
-  c.clip_threshold = positive_number(doc, "clip_threshold");
-  c.lr = positive_number(doc, "lr");
-  if (!c.lr && doc.contains("optimizer")) c.lr = positive_number(doc.at("optimizer"), "lr");
+  c.steps_per_epoch = positive(config.integer("steps_per_epoch"));
+  c.batch_size = positive(config.integer("batch_size"));
+  c.clip_threshold = positive(config.number("clip_threshold"));
+  c.lr = positive(config.number("lr"));
+  if (!c.lr) c.lr = positive(config.number("optimizer.lr"));
   return c;
 }
 

@@ -44,9 +44,9 @@ std::optional<double> numeric_field(const nlohmann::json& value);
 /// The row of one record (fields as written by the jsonl or csv_log readers).
 LogRow row_from_record(const Record& record, std::int64_t index);
 
-/// Reads the known keys of a config document (the json_file reader's value {"path", "document"}, or a bare
-/// document). Keys of the wrong type are ignored: the config is optional extra evidence.
-RunConfig config_from_json(const nlohmann::json& value);
+/// The known keys of the run's configuration (positive values only). Keys of the wrong type are ignored:
+/// the config is optional extra evidence.
+RunConfig config_from(const RunConfiguration& config);
 
 /// Layer names in network order: dotted names compared part by part, numeric parts as numbers
 /// ("2.weight" < "10.weight"), which recovers PyTorch's named_parameters() order for numbered modules.

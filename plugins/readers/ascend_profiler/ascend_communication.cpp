@@ -48,6 +48,7 @@ readers::ReaderSpec make_spec() {
     return ascend::open_communication(ctx.path, ascend::file_options(ctx.config));
   };
   spec.sniff = ascend::sniff_communication;
+  spec.schema = ascend::record_schema(ascend::AscendFileKind::kCommunication);
   return spec;
 }
 

@@ -44,6 +44,7 @@ readers::ReaderSpec make_spec() {
     return ascend::open_communication_matrix(ctx.path, ascend::file_options(ctx.config));
   };
   spec.sniff = ascend::sniff_communication_matrix;
+  spec.schema = ascend::record_schema(ascend::AscendFileKind::kCommunicationMatrix);
   return spec;
 }
 

@@ -44,6 +44,7 @@ readers::ReaderSpec make_spec() {
     return ascend::open_kernel_details(ctx.path, ascend::file_options(ctx.config));
   };
   spec.sniff = ascend::sniff_kernel_details;
+  spec.schema = ascend::record_schema(ascend::AscendFileKind::kKernelDetails);
   return spec;
 }
 

@@ -33,6 +33,7 @@ readers::ReaderSpec make_spec() {
     return ascend::open_op_statistic(ctx.path, ascend::file_options(ctx.config));
   };
   spec.sniff = ascend::sniff_op_statistic;
+  spec.schema = ascend::record_schema(ascend::AscendFileKind::kOpStatistic);
   return spec;
 }
 

@@ -36,6 +36,7 @@ class DirSource final : public readers::ItemSource {
     while (index_ < files_.size()) {
       const ProfilerFile& file = files_[index_];
       out.source_path = file.path;
+      out.schema = ascend::record_schema(file.kind);
       try {
         if (!current_) {
           ascend::AscendFileOptions o = options_;

@@ -42,6 +42,7 @@ readers::ReaderSpec make_spec() {
     return ascend::open_step_trace(ctx.path, ascend::file_options(ctx.config));
   };
   spec.sniff = ascend::sniff_step_trace;
+  spec.schema = ascend::record_schema(ascend::AscendFileKind::kStepTrace);
   return spec;
 }
 

@@ -3,6 +3,7 @@
 
 #include <zlib.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -153,7 +154,8 @@ std::string inflate_head(std::string_view gz, std::size_t max_out) {
   zs.next_out = reinterpret_cast<Bytef*>(out.data());
   zs.avail_out = static_cast<uInt>(out.size());
   inflate(&zs, Z_SYNC_FLUSH);  // a truncated head ends in Z_BUF_ERROR: what was produced is still good
-  out.resize(out.size() - zs.avail_out);
+  // erase, not resize: never grows the string (GCC 12 cannot tell resize() here only shrinks it).
+  out.erase(out.size() - std::min<std::size_t>(zs.avail_out, out.size()));
   inflateEnd(&zs);
   return out;
 }

@@ -102,7 +102,7 @@ Manifest make_manifest() {
 class ChromeTraceReader final : public Component {
  public:
   ChromeTraceReader(const CreateContext& ctx, const Config& config)
-      : host_(*ctx.host),
+      : host_(ctx.host),
         path_(config.str("path")),
         batch_size_(static_cast<std::size_t>(config.integer("batch_size"))),
         option_rank_(config.integer("rank")),

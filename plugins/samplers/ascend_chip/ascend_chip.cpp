@@ -384,11 +384,7 @@ class AscendChipSampler final : public ss::IntervalSampler {
 class AscendChipFactory final : public SimpleFactory<AscendChipSampler> {
  public:
   using SimpleFactory::SimpleFactory;
-  Availability probe() const override {
-    std::vector<OptionIssue> issues;
-    return probe_config(resolve_config(manifest().options, nlohmann::json::object(), issues));
-  }
-  Availability probe_config(const Config& config) const override {
+  Availability probe(const Config& config) const override {
     std::string reason;
     const Backends b = open_backend(config, reason);
     if (b.dcmi) return Availability::yes("DCMI");

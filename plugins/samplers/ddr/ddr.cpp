@@ -128,7 +128,7 @@ std::string joined(const std::vector<std::string>& v) {
 class DdrSampler final : public Component {
  public:
   DdrSampler(const CreateContext& ctx, const Config& config)
-      : host_(ctx.host),
+      : host_(&ctx.host),
         where_{config.str("root"), config.str("dcmi_library")},
         backends_(config.strings("backends")),
         interval_ns_(config.duration_ns("interval")),
@@ -193,8 +193,7 @@ class DdrSampler final : public Component {
 class DdrFactory final : public SimpleFactory<DdrSampler> {
  public:
   using SimpleFactory::SimpleFactory;
-  Availability probe() const override { return judge({"/", "libdcmi.so"}, {"auto"}); }
-  Availability probe_config(const Config& config) const override {
+  Availability probe(const Config& config) const override {
     return judge({config.has("root") ? config.str("root") : "/",
                   config.has("dcmi_library") ? config.str("dcmi_library") : "libdcmi.so"},
                  config.has("backends") ? config.strings("backends") : std::vector<std::string>{"auto"});

@@ -243,11 +243,7 @@ class HccsSampler final : public ss::IntervalSampler {
 class HccsFactory final : public SimpleFactory<HccsSampler> {
  public:
   using SimpleFactory::SimpleFactory;
-  Availability probe() const override {
-    std::vector<OptionIssue> issues;
-    return probe_config(resolve_config(manifest().options, nlohmann::json::object(), issues));
-  }
-  Availability probe_config(const Config& config) const override {
+  Availability probe(const Config& config) const override {
     dcmi::DcmiLibrary lib;
     std::vector<DcmiDevice> devices;
     std::string reason;

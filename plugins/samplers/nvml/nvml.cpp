@@ -102,7 +102,7 @@ class NvmlSession {
 class NvmlSampler final : public Component {
  public:
   NvmlSampler(const CreateContext& ctx, const Config& config)
-      : host_(ctx.host),
+      : host_(&ctx.host),
         library_(config.str("library")),
         wanted_(config.strings("devices")),
         nvlink_(config.boolean("nvlink")),
@@ -208,8 +208,7 @@ class NvmlSampler final : public Component {
 class NvmlFactory final : public SimpleFactory<NvmlSampler> {
  public:
   using SimpleFactory::SimpleFactory;
-  Availability probe() const override { return probe_library("libnvidia-ml.so.1"); }
-  Availability probe_config(const Config& config) const override {
+  Availability probe(const Config& config) const override {
     return probe_library(config.has("library") ? config.str("library") : "libnvidia-ml.so.1");
   }
   std::vector<ConfigProblem> validate(const Config& config) const override {

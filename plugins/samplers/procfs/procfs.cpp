@@ -136,7 +136,7 @@ using sampler_support::join_path;
 class ProcfsSampler final : public Component {
  public:
   ProcfsSampler(const CreateContext& ctx, const Config& config)
-      : host_(ctx.host),
+      : host_(&ctx.host),
         stat_path_(join_path(config.str("root"), "proc/stat")),
         meminfo_path_(join_path(config.str("root"), "proc/meminfo")),
         loadavg_path_(join_path(config.str("root"), "proc/loadavg")),
@@ -335,8 +335,7 @@ class ProcfsSampler final : public Component {
 class ProcfsFactory final : public SimpleFactory<ProcfsSampler> {
  public:
   using SimpleFactory::SimpleFactory;
-  Availability probe() const override { return probe_root("/", "0"); }
-  Availability probe_config(const Config& config) const override {
+  Availability probe(const Config& config) const override {
     return probe_root(config.has("root") ? config.str("root") : "/",
                       config.has("pid") ? config.str("pid") : "0");
   }

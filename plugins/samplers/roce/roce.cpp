@@ -385,11 +385,7 @@ class RoceSampler final : public ss::IntervalSampler {
 class RoceFactory final : public SimpleFactory<RoceSampler> {
  public:
   using SimpleFactory::SimpleFactory;
-  Availability probe() const override {
-    std::vector<OptionIssue> issues;
-    return probe_config(resolve_config(manifest().options, nlohmann::json::object(), issues));
-  }
-  Availability probe_config(const Config& config) const override {
+  Availability probe(const Config& config) const override {
     std::string reason;
     const Sources s = open_sources(config, reason);
     if (s.any()) return Availability::yes(reason.empty() ? "" : "partly: " + reason);

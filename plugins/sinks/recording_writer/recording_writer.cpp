@@ -120,7 +120,7 @@ class WriterSink final : public recording::RetentionSink {
 
 class RecordingWriterSink final : public Component {
  public:
-  RecordingWriterSink(const CreateContext& ctx, const Config& config) : host_(ctx.host), config_(config) {
+  RecordingWriterSink(const CreateContext& ctx, const Config& config) : host_(&ctx.host), config_(config) {
     retention_options_.z_threshold = config.number("z_threshold");
     retention_options_.pre = static_cast<std::size_t>(config.integer("pre"));
     retention_options_.post = static_cast<std::size_t>(config.integer("post"));

@@ -117,7 +117,7 @@ Manifest make_manifest() {
 class Report final : public Component {
  public:
   Report(const CreateContext& ctx, const Config& config)
-      : host_(*ctx.host),
+      : host_(ctx.host),
         output_(config.str("output")),
         formats_(config.strings("formats")),
         title_(config.str("title")),

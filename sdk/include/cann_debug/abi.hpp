@@ -8,9 +8,9 @@
 #include <cstdint>
 
 #define CANN_DEBUG_ABI_MAGIC 0x43444247u /* "CDBG" */
-#define CANN_DEBUG_ABI_MAJOR 1
-#define CANN_DEBUG_ABI_MINOR 2
-#define CANN_DEBUG_SDK_VERSION "0.1.0"
+#define CANN_DEBUG_ABI_MAJOR 2
+#define CANN_DEBUG_ABI_MINOR 0
+#define CANN_DEBUG_SDK_VERSION "0.2.0"
 #define CANN_DEBUG_ABI_SECTION ".cann_debug_abi"
 
 #define CANN_DEBUG_STR2(x) #x

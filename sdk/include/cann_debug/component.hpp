@@ -73,26 +73,27 @@ struct SniffInput {
 };
 
 struct CreateContext {
-  std::string id;  // "type/name"
-  HostServices* host = nullptr;
+  std::string id;      // "type/name"
+  HostServices& host;  // never null; outlives the component
 };
 
 class ComponentFactory {
  public:
   virtual ~ComponentFactory() = default;
   virtual const Manifest& manifest() const = 0;
-  /// Whether the component can run on this machine, and if not, why (a missing chip is a reason).
-  virtual Availability probe() const { return Availability::yes(); }
+  /// Whether the component can run on this machine with this configuration, and if not, why (a missing
+  /// chip is a reason, not a crash): a sampler pointed at a fixture tree (`root`) or at a library
+  /// (`library`) answers for that tree or library. The host calls it once the options are resolved;
+  /// `cann-debug plugins` calls it with the defaults (probe_with_defaults()).
+  virtual Availability probe(const Config& /*config*/) const { return Availability::yes(); }
+  /// probe() with every option at its default (options without a default left out).
+  Availability probe_with_defaults() const;
   /// Cross-field rules beyond the per-option schema the host already checked.
   virtual std::vector<ConfigProblem> validate(const Config& /*config*/) const { return {}; }
   virtual std::unique_ptr<Component> create(const CreateContext& ctx, const Config& config) const = 0;
   /// Readers: how sure the component is that it can read this file or folder, 0 (no) to 100 (certain,
   /// e.g. a magic number). The host picks the highest score and sets the reader's `path` option.
   virtual int sniff(const SniffInput& /*input*/) const { return 0; }
-  /// ABI 1.1: whether the component can run with this configuration, e.g. a sampler pointed at a fixture
-  /// tree (`root`) or at a library (`library`). The host calls it instead of probe() for packages built
-  /// with ABI minor >= 1 once the options are resolved; the default asks probe().
-  virtual Availability probe_config(const Config& /*config*/) const { return probe(); }
 };
 
 /// Convenience factory: manifest + a create function (+ optional probe/validate).

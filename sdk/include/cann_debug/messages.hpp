@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -83,6 +84,9 @@ struct Record {
 struct RecordBatch {
   static constexpr std::string_view type_id = "record.batch/1";
   std::string source_path;
+  /// What the rows are, `<producer>.<table>/<version>` (e.g. "ascend.communication/1"; docs/readers.md
+  /// lists them), so consumers dispatch on it instead of on field names; "" = rows of a generic log.
+  std::string schema;
   std::vector<Record> records;
   /// True when the source ended in an error: these records are good, but later ones were not read.
   bool partial = false;
@@ -168,6 +172,25 @@ struct Advice {
   std::vector<Suggestion> suggestions;
 };
 
+// ---- run_config/1: how the run was configured ---------------------------------------------------------
+// The run's own configuration (config.json of a run folder: lr, batch_size, optimizer{name, lr},
+// clip_threshold, world_size, ...), as the run wrote it. Consumers read the keys they know through the
+// typed lookups, which take dotted paths ("optimizer.lr") and answer nothing for a missing key or a value
+// of another type, so every consumer reads a key the same way.
+struct RunConfiguration {
+  static constexpr std::string_view type_id = "run_config/1";
+  std::string source_path;                           // the file it came from ("" = not from a file)
+  nlohmann::json values = nlohmann::json::object();  // the document
+
+  const nlohmann::json* find(std::string_view dotted_key) const;
+  /// A finite number (JSON number, or a bool as 0/1: no).
+  std::optional<double> number(std::string_view dotted_key) const;
+  /// An integer (a JSON integer, or a number with no fraction).
+  std::optional<std::int64_t> integer(std::string_view dotted_key) const;
+  std::optional<std::string> text(std::string_view dotted_key) const;
+  std::optional<bool> flag(std::string_view dotted_key) const;
+};
+
 // ---- json/1: the escape hatch --------------------------------------------------------------------------
 struct JsonMessage {
   static constexpr std::string_view type_id = "json/1";
@@ -195,13 +218,14 @@ CANN_DEBUG_DECLARE_JSON(RootCause)
 CANN_DEBUG_DECLARE_JSON(Diagnosis)
 CANN_DEBUG_DECLARE_JSON(Suggestion)
 CANN_DEBUG_DECLARE_JSON(Advice)
+CANN_DEBUG_DECLARE_JSON(RunConfiguration)
 CANN_DEBUG_DECLARE_JSON(JsonMessage)
 #undef CANN_DEBUG_DECLARE_JSON
 
 /// The ids of the SDK's own message types, for listings and checks.
 inline constexpr std::string_view kCoreMessageTypes[] = {
-    MetricBatch::type_id, MetricFrame::type_id, EventBatch::type_id, RecordBatch::type_id,
-    FeatureSet::type_id,  Evidence::type_id,    Posterior::type_id,  Diagnosis::type_id,
-    Advice::type_id,      JsonMessage::type_id};
+    MetricBatch::type_id, MetricFrame::type_id,      EventBatch::type_id, RecordBatch::type_id,
+    FeatureSet::type_id,  Evidence::type_id,         Posterior::type_id,  Diagnosis::type_id,
+    Advice::type_id,      RunConfiguration::type_id, JsonMessage::type_id};
 
 }  // namespace cann_debug

@@ -65,7 +65,7 @@ class Harness {
     if (!issues.empty()) throw std::invalid_argument(issues.front().message);
     for (const auto& p : factory.validate(config_))
       throw std::invalid_argument(p.option.empty() ? p.message : p.option + ": " + p.message);
-    CreateContext ctx{id.empty() ? factory.manifest().type + "/test" : id, &host};
+    CreateContext ctx{id.empty() ? factory.manifest().type + "/test" : id, host};
     component_ = factory.create(ctx, config_);
   }
   ~Harness() {

@@ -20,7 +20,7 @@ class FileReader final : public Component {
   FileReader(const CreateContext& ctx, const Config& config, const ReaderSpec& spec)
       : spec_(spec),
         config_(config),
-        host_(*ctx.host),
+        host_(ctx.host),
         path_(config.str("path")),
         batch_size_(config.has("batch_size") ? static_cast<std::size_t>(config.integer("batch_size")) : 512),
         records_port_(spec.manifest.output_index("records")),
@@ -71,6 +71,7 @@ class FileReader final : public Component {
     if (records_port_ >= 0 && (!items.records.empty() || !items.error.empty())) {
       RecordBatch batch;
       batch.source_path = source;
+      batch.schema = items.schema.empty() ? spec_.schema : items.schema;
       batch.records = std::move(items.records);
       batch.partial = !items.error.empty();
       batch.error = items.error;

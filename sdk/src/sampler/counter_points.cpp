@@ -43,7 +43,10 @@ void SkippedReadings::add_points(std::vector<MetricPoint>& out, const Correlatio
 
 void SkippedReadings::add_to(FrameBuilder& frame) const {
   for (const auto& [what, count] : counts_) {
-    const auto& [device, source, reason] = what;
+    // Captured by name, not as structured bindings: clang before 16 cannot capture those.
+    const auto& device = std::get<0>(what);
+    const auto& source = std::get<1>(what);
+    const auto& reason = std::get<2>(what);
     frame.gauge({kSkippedReadingsKey, count.ordinal, 0, 0}, static_cast<double>(count.n), [&] {
       MetricSeries s{"sampler.skipped_readings", "count", {{"source_name", source}, {"reason", reason}}, -1};
       if (!device.empty()) s.labels["device"] = device;

@@ -46,7 +46,7 @@ std::string host_name() {
 }
 
 IntervalSampler::IntervalSampler(const CreateContext& ctx, const Config& config)
-    : host_(ctx.host),
+    : host_(&ctx.host),
       interval_ns_(config.duration_ns("interval")),
       limit_(config.integer("samples")),
       slow_(config.has("slow_interval") ? config.duration_ns("slow_interval") : 0, interval_ns_) {}

@@ -93,7 +93,7 @@ TEST(KbAdvisorComponent, HealthyDiagnosisGetsNoSuggestions) {
 
 TEST(KbAdvisorComponent, ParametersFromFeaturesAndConfigWhicheverArrivesFirst) {
   const auto d = kb::test::diagnosis("training", {{"grad_clip_too_low", 0.9}});
-  JsonMessage config{{{"path", "config.json"}, {"document", {{"clip_threshold", 0.05}}}}};
+  RunConfiguration config{"config.json", {{"clip_threshold", 0.05}}};
   // Diagnosis first, then the config: parameters are computed at end of stream.
   auto out = run(options(kb::test::test_data("kb_minimal")),
                  {{kDiagnosis, diag(d)}, {kConfig, Envelope::make(CorrelationKey{}, config)}});

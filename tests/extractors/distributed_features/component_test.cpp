@@ -46,8 +46,7 @@ Envelope log_of(const std::map<std::int64_t, int>& batch_by_rank) {
 }
 
 Envelope config_of(json document) {
-  return Envelope::make(CorrelationKey{},
-                        JsonMessage{{{"path", "config.json"}, {"document", std::move(document)}}});
+  return Envelope::make(CorrelationKey{}, RunConfiguration{"config.json", std::move(document)});
 }
 
 struct Output {
@@ -161,6 +160,7 @@ TEST(DistributedFeatures, UnrankedTracesAreKeptApartBySource) {
 Envelope ascend_records() {
   RecordBatch b;
   b.source_path = "cluster_communication.json";
+  b.schema = "ascend.communication/1";
   auto op = [](std::int64_t rank, double wait_ns, double hccs_time_ns, double large) {
     Record r;
     r.key.rank = static_cast<std::int32_t>(rank);

@@ -67,7 +67,7 @@ inline Envelope metrics(std::vector<MetricPoint> points) {
 }
 
 inline Envelope config(nlohmann::json document, const std::string& path = "config.json") {
-  return Envelope::make(CorrelationKey{}, JsonMessage{{{"path", path}, {"document", std::move(document)}}});
+  return Envelope::make(CorrelationKey{}, RunConfiguration{path, std::move(document)});
 }
 
 inline std::optional<Feature> find(const FeatureSet& set, const std::string& name) {

@@ -28,7 +28,7 @@ TEST(TrainingFeatures, ManifestIsSound) {
   EXPECT_EQ(m.inputs[2].name, "events");
   EXPECT_EQ(m.inputs[3].name, "config");
   for (const auto& in : m.inputs) EXPECT_FALSE(in.required) << in.name;
-  EXPECT_EQ(m.inputs[3].accepts, std::vector<std::string>{"json/1"});
+  EXPECT_EQ(m.inputs[3].accepts, std::vector<std::string>{"run_config/1"});
   EXPECT_EQ(m.outputs.at(0).name, "features");
   EXPECT_EQ(m.outputs.at(0).produces, "feature.set/1");
 }

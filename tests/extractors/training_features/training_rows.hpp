@@ -59,7 +59,7 @@ inline std::vector<nlohmann::json> read_jsonl(const std::string& path) {
 }
 
 inline Envelope config_of(const nlohmann::json& document) {
-  return Envelope::make(CorrelationKey{}, JsonMessage{{{"path", "config.json"}, {"document", document}}});
+  return Envelope::make(CorrelationKey{}, RunConfiguration{"config.json", document});
 }
 
 inline FeatureSet run_extractor(const std::vector<std::pair<std::size_t, Envelope>>& inputs) {

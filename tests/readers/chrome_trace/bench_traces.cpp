@@ -239,7 +239,7 @@ json measure_reader(const std::string& path, long batch_size, bool keep_all) {
   const auto& factory = plugins::chrome_trace_factory();
   const Config config =
       resolve_config(factory.manifest().options, {{"path", path}, {"batch_size", batch_size}}, issues);
-  auto reader = factory.create({"chrome_trace/bench", &host}, config);
+  auto reader = factory.create({"chrome_trace/bench", host}, config);
   Consumer out(keep_all);
   const double t0 = now(), c0 = cpu_seconds();
   reader->start();

@@ -166,7 +166,7 @@ TEST(AscendChip, MissingLibraryIsAReasonNotACrash) {
   const nlohmann::json options = {{"backend", "dcmi"}, {"library", "/nonexistent/libdcmi.so"}};
   std::vector<OptionIssue> issues;
   const Config config = resolve_config(ascend_chip_factory().manifest().options, options, issues);
-  const Availability a = ascend_chip_factory().probe_config(config);
+  const Availability a = ascend_chip_factory().probe(config);
   EXPECT_FALSE(a.available);
   EXPECT_THAT(a.reason, HasSubstr("/nonexistent/libdcmi.so not found: "));
   EXPECT_THAT(a.reason, HasSubstr("No such file"));  // dlerror()'s words
@@ -180,11 +180,11 @@ TEST(AscendChip, ProbeSaysWhenThereIsNoNpuOrTheDriverFails) {
   std::vector<OptionIssue> issues;
   const Config config = resolve_config(ascend_chip_factory().manifest().options, dcmi_options(), issues);
   use_script(dir, {{"devices", nlohmann::json::array()}});
-  EXPECT_EQ(ascend_chip_factory().probe_config(config).reason, "no NPU: dcmi_get_card_list returned 0 cards");
+  EXPECT_EQ(ascend_chip_factory().probe(config).reason, "no NPU: dcmi_get_card_list returned 0 cards");
   use_script(dir, {{"init", -8005}, {"devices", nlohmann::json::array()}});
-  EXPECT_THAT(ascend_chip_factory().probe_config(config).reason, HasSubstr("dcmi_init failed: -8005"));
+  EXPECT_THAT(ascend_chip_factory().probe(config).reason, HasSubstr("dcmi_init failed: -8005"));
   use_script(dir, one_device(typical_values()));
-  EXPECT_TRUE(ascend_chip_factory().probe_config(config).available);
+  EXPECT_TRUE(ascend_chip_factory().probe(config).available);
 }
 
 TEST(AscendChip, DevicesSelectsByLogicalId) {
@@ -268,7 +268,7 @@ TEST(AscendChip, AutoFallsBackToNpuSmiAndProbeNamesBoth) {
   const nlohmann::json options = {{"library", "/nonexistent/libdcmi.so"}, {"npu_smi", kFakeNpuSmi}};
   std::vector<OptionIssue> issues;
   const Config config = resolve_config(ascend_chip_factory().manifest().options, options, issues);
-  const auto a = ascend_chip_factory().probe_config(config);
+  const auto a = ascend_chip_factory().probe(config);
   EXPECT_TRUE(a.available);
   EXPECT_EQ(a.reason, "npu-smi");
   testing::Harness h(ascend_chip_factory(), options);
@@ -277,7 +277,7 @@ TEST(AscendChip, AutoFallsBackToNpuSmiAndProbeNamesBoth) {
   const Config neither =
       resolve_config(ascend_chip_factory().manifest().options,
                      {{"library", "/nonexistent/libdcmi.so"}, {"npu_smi", "no-such-npu-smi-cd"}}, issues);
-  const auto b = ascend_chip_factory().probe_config(neither);
+  const auto b = ascend_chip_factory().probe(neither);
   EXPECT_FALSE(b.available);
   EXPECT_THAT(b.reason, HasSubstr("DCMI: /nonexistent/libdcmi.so not found"));
   EXPECT_THAT(b.reason, HasSubstr("npu-smi: no-such-npu-smi-cd not on PATH"));

@@ -108,12 +108,12 @@ TEST(Hccs, ProbeReasons) {
   std::vector<OptionIssue> issues;
   const auto& schema = hccs_factory().manifest().options;
   const auto missing =
-      hccs_factory().probe_config(resolve_config(schema, {{"library", "/nonexistent/libdcmi.so"}}, issues));
+      hccs_factory().probe(resolve_config(schema, {{"library", "/nonexistent/libdcmi.so"}}, issues));
   EXPECT_FALSE(missing.available);
   EXPECT_THAT(missing.reason, HasSubstr("/nonexistent/libdcmi.so not found: "));
   TempDir dir("hccs");
   use_script(dir, {{"devices", nlohmann::json::array()}});
-  EXPECT_EQ(hccs_factory().probe_config(resolve_config(schema, options(), issues)).reason,
+  EXPECT_EQ(hccs_factory().probe(resolve_config(schema, options(), issues)).reason,
             "no NPU: dcmi_get_card_list returned 0 cards");
 }
 

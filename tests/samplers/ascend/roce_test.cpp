@@ -217,13 +217,13 @@ TEST(Roce, ProbeNamesEverySourceThatIsMissing) {
                                         {"hccn_tool", "no-such-hccn-tool-cd"},
                                         {"root", root.path().string()}},
                                        issues);
-  const auto a = roce_factory().probe_config(config);
+  const auto a = roce_factory().probe(config);
   EXPECT_FALSE(a.available);
   EXPECT_THAT(a.reason, HasSubstr("DCMI: /nonexistent/libdcmi.so not found: "));
   EXPECT_THAT(a.reason, HasSubstr("hccn_tool: no-such-hccn-tool-cd not on PATH"));
   EXPECT_THAT(a.reason, HasSubstr("RDMA sysfs: no RDMA port counters under " + root.path().string()));
   install_fixture(root);
-  const auto b = roce_factory().probe_config(config);
+  const auto b = roce_factory().probe(config);
   EXPECT_TRUE(b.available);
   EXPECT_THAT(b.reason, HasSubstr("partly: DCMI"));
 }

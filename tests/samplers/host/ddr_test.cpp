@@ -162,7 +162,7 @@ TEST(DdrSampler, AutoUsesWhatTheRootHasAndProbeSaysWhyNotTheRest) {
   TempDir root("ddr");
   install("t0", root.path());
   Harness h(ddr_factory(), opts(root, {"auto"}));
-  const Availability a = ddr_factory().probe_config(h.config());
+  const Availability a = ddr_factory().probe(h.config());
   EXPECT_TRUE(a.available) << a.reason;
   EXPECT_THAT(a.reason, HasSubstr("back ends: resctrl, meminfo"));
   EXPECT_THAT(a.reason, HasSubstr("perf_imc: found 2 uncore_imc PMUs"));
@@ -183,20 +183,20 @@ TEST(DdrSampler, ExplicitBackEndThatCannotRunIsAReasonAndAStartError) {
   TempDir root("ddr");
   install("t0", root.path());
   Harness h(ddr_factory(), opts(root, {"perf_imc"}));
-  const Availability a = ddr_factory().probe_config(h.config());
+  const Availability a = ddr_factory().probe(h.config());
   EXPECT_FALSE(a.available);
   EXPECT_THAT(a.reason, HasSubstr("perf_imc: found 2 uncore_imc PMUs"));
   EXPECT_THROW(h.component().start(), std::runtime_error);
 
   fs::remove_all(root / "sys/fs/resctrl");
   Harness r(ddr_factory(), opts(root, {"resctrl"}));
-  const Availability c = ddr_factory().probe_config(r.config());
+  const Availability c = ddr_factory().probe(r.config());
   EXPECT_FALSE(c.available);
   EXPECT_THAT(c.reason, HasSubstr("resctrl is not mounted"));
 
   TempDir empty("ddr");
   Harness e(ddr_factory(), opts(empty, {"auto"}));
-  const Availability d = ddr_factory().probe_config(e.config());
+  const Availability d = ddr_factory().probe(e.config());
   EXPECT_FALSE(d.available);
   EXPECT_THAT(d.reason, HasSubstr("cannot read " + (empty / "proc/meminfo").string()));
 }
@@ -207,7 +207,7 @@ TEST(DdrSampler, BackendsOptionIsValidated) {
 }
 
 TEST(DdrSampler, SamplesThisMachine) {
-  const Availability a = ddr_factory().probe();
+  const Availability a = ddr_factory().probe_with_defaults();
   if (!a.available) GTEST_SKIP() << a.reason;
   Harness h(ddr_factory(), {{"samples", 2}, {"interval", "1ms"}});
   h.run_source();
@@ -251,7 +251,7 @@ TEST(DdrDcmi, NpuMemoryBandwidthUtilisationAsRatios) {
                             {"backends", {"dcmi"}},
                             {"dcmi_library", CANN_DEBUG_FAKE_DCMI},
                             {"samples", 2}});
-  const Availability a = ddr_factory().probe_config(h.config());
+  const Availability a = ddr_factory().probe(h.config());
   EXPECT_TRUE(a.available) << a.reason;
   h.run_source();
   const auto b = h.outputs_of<MetricBatch>(0);
@@ -272,7 +272,7 @@ TEST(DdrDcmi, MissingLibraryIsAReason) {
   Harness h(
       ddr_factory(),
       {{"root", root.path().string()}, {"backends", {"dcmi"}}, {"dcmi_library", "/nonexistent/libdcmi.so"}});
-  const Availability a = ddr_factory().probe_config(h.config());
+  const Availability a = ddr_factory().probe(h.config());
   EXPECT_FALSE(a.available);
   EXPECT_THAT(a.reason, HasSubstr("dcmi: /nonexistent/libdcmi.so not found"));
   EXPECT_THROW(h.component().start(), std::runtime_error);

@@ -105,7 +105,7 @@ TEST(NvmlSampler, ManifestIsSound) {
 
 TEST(NvmlSampler, MissingLibraryIsAProbeReasonNotACrash) {
   Harness h(nvml_factory(), {{"library", "/nonexistent/libnvidia-ml.so.1"}});
-  const Availability a = nvml_factory().probe_config(h.config());
+  const Availability a = nvml_factory().probe(h.config());
   EXPECT_FALSE(a.available);
   EXPECT_THAT(a.reason, HasSubstr("cannot load the NVML library /nonexistent/libnvidia-ml.so.1"));
   EXPECT_THROW(h.component().start(), std::runtime_error);
@@ -115,21 +115,21 @@ TEST(NvmlSampler, ProbeConfigCountsTheFakeGpusOrSaysWhyNot) {
   {
     Script s(nlohmann::json{{"devices", {full_device(), full_device()}}});
     Harness h(nvml_factory(), options());
-    const Availability a = nvml_factory().probe_config(h.config());
+    const Availability a = nvml_factory().probe(h.config());
     EXPECT_TRUE(a.available) << a.reason;
     EXPECT_THAT(a.reason, HasSubstr("2 NVIDIA GPUs"));
   }
   {
     Script s(nlohmann::json{{"init", "DRIVER_NOT_LOADED"}});
     Harness h(nvml_factory(), options());
-    const Availability a = nvml_factory().probe_config(h.config());
+    const Availability a = nvml_factory().probe(h.config());
     EXPECT_FALSE(a.available);
     EXPECT_THAT(a.reason, HasSubstr("NVML_ERROR_DRIVER_NOT_LOADED (Driver Not Loaded)"));
   }
   {
     Script s(nlohmann::json{{"devices", nlohmann::json::array()}});
     Harness h(nvml_factory(), options());
-    const Availability a = nvml_factory().probe_config(h.config());
+    const Availability a = nvml_factory().probe(h.config());
     EXPECT_FALSE(a.available);
     EXPECT_THAT(a.reason, HasSubstr("finds no NVIDIA GPU"));
   }

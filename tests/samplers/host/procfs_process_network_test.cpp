@@ -141,7 +141,7 @@ TEST(ProcfsProcess, ExitedProcessIsNotedOnceAndHostMetricsGoOn) {
 }
 
 TEST(ProcfsProcess, SelfFollowsTheSamplingProcess) {
-  if (!procfs_factory().probe().available) GTEST_SKIP() << "no /proc here";
+  if (!procfs_factory().probe_with_defaults().available) GTEST_SKIP() << "no /proc here";
   Harness h(procfs_factory(), {{"pid", "self"}, {"samples", 2}, {"interval", "1ms"}, {"network", false}});
   h.run_source();
   const auto batches = h.outputs_of<MetricBatch>(0);
@@ -157,16 +157,16 @@ TEST(ProcfsProcess, PidOptionIsValidatedAndProbedAgainstTheRoot) {
   TempDir root("procfs-host");
   install("t0", root.path());
   Harness ok(procfs_factory(), {{"root", root.path().string()}, {"pid", "4242"}});
-  const Availability a = procfs_factory().probe_config(ok.config());
+  const Availability a = procfs_factory().probe(ok.config());
   EXPECT_TRUE(a.available) << a.reason;
   EXPECT_TRUE(a.reason.empty()) << a.reason;
   Harness gone(procfs_factory(), {{"root", root.path().string()}, {"pid", "999"}});
-  const Availability b = procfs_factory().probe_config(gone.config());
+  const Availability b = procfs_factory().probe(gone.config());
   EXPECT_TRUE(b.available);
   EXPECT_THAT(b.reason, HasSubstr("no process at " + (root / "proc/999").string()));
   TempDir empty("procfs-host");
   Harness none(procfs_factory(), {{"root", empty.path().string()}});
-  const Availability c = procfs_factory().probe_config(none.config());
+  const Availability c = procfs_factory().probe(none.config());
   EXPECT_FALSE(c.available);
   EXPECT_THAT(c.reason, HasSubstr((empty / "proc/stat").string()));
 }

@@ -68,7 +68,7 @@ TEST(ProcfsSampler, ManifestIsSound) {
 
 TEST(ProcfsSampler, ProbeMatchesWhetherProcStatIsReadable) {
   const bool readable = std::ifstream("/proc/stat").is_open();
-  const Availability a = procfs_factory().probe();
+  const Availability a = procfs_factory().probe_with_defaults();
   EXPECT_EQ(a.available, readable) << a.reason;
   if (!a.available) {
     EXPECT_THAT(a.reason, ::testing::HasSubstr("/proc/stat"));
@@ -228,7 +228,7 @@ TEST(ProcfsSampler, MalformedStatIsAClearError) {
 }
 
 TEST(ProcfsSampler, SamplesTheRealProcWhenAvailable) {
-  if (!procfs_factory().probe().available) GTEST_SKIP() << "no /proc/stat here";
+  if (!procfs_factory().probe_with_defaults().available) GTEST_SKIP() << "no /proc/stat here";
   Harness h(procfs_factory(), {{"samples", 2}, {"interval", "1ms"}});
   h.run_source();
   const auto batches = h.outputs_of<MetricBatch>(0);

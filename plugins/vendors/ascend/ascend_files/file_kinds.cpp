@@ -36,6 +36,10 @@ bool json_with_keys(std::string_view head, std::initializer_list<std::string_vie
 
 }  // namespace
 
+std::string record_schema(AscendFileKind kind) {
+  return "ascend." + std::string(to_string(kind)) + "/1";
+}
+
 std::string_view to_string(AscendFileKind kind) {
   switch (kind) {
     case AscendFileKind::kKernelDetails:

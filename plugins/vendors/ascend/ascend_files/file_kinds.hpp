@@ -15,6 +15,8 @@ namespace cann_debug::plugins::ascend {
 enum class AscendFileKind { kKernelDetails, kOpStatistic, kStepTrace, kCommunication, kCommunicationMatrix };
 
 std::string_view to_string(AscendFileKind kind);
+/// The RecordBatch schema of a kind's records: "ascend.<kind>/1" (e.g. "ascend.communication/1").
+std::string record_schema(AscendFileKind kind);
 
 /// By file name: kernel_details.csv, op_statistic.csv, [cluster_]step_trace_time.csv,
 /// [cluster_]communication.json, [cluster_]communication_matrix.json.

@@ -13,6 +13,7 @@ namespace cann_debug::plugins::readers {
 
 struct Items {
   std::string source_path;  // the file these came from ("" = the reader's path)
+  std::string schema;       // the records' schema ("" = the ReaderSpec's)
   std::vector<Record> records;
   std::vector<MetricPoint> metrics;
   /// A fault that did not stop the reader (e.g. a bad file skipped inside a folder): the records batch

@@ -28,6 +28,8 @@ struct ReaderSpec {
   /// Cross-field rules beyond "path is not empty" (optional).
   std::function<std::vector<ConfigProblem>(const Config&)> validate;
   bool reads_directory = false;  // the path must be a folder, not a file
+  /// The schema of the records (RecordBatch::schema), unless an Items batch names its own.
+  std::string schema;
 };
 
 class ReaderFactory final : public ComponentFactory {

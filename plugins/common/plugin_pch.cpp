@@ -1,0 +1,1 @@
+// Compiled only to build the precompiled header the plugin components reuse (plugins/CMakeLists.txt).
