@@ -74,6 +74,9 @@ class Harness {
 
   Component& component() { return *component_; }
   const Config& config() const { return config_; }
+  const ComponentFactory& factory() const { return factory_; }
+  /// The factory's probe with this harness's resolved options.
+  Availability probe() const { return factory_.probe(config_); }
 
   /// start(), poll() until kDone (at most `max_polls`), flush(), stop().
   void run_source(std::size_t max_polls = 1'000'000) {
