@@ -8,9 +8,8 @@
 #include <fmt/format.h>
 
 #include "cann_debug/messages.hpp"
-#include "cann_debug/reader/json_document.hpp"
-#include "cann_debug/reader/reader_options.hpp"
 #include "cann_debug/reader/sniff_helpers.hpp"
+#include "one_document_reader.hpp"
 
 namespace cann_debug::plugins {
 namespace {
@@ -29,14 +28,7 @@ Manifest make_manifest() {
       "With optional: true a missing file yields no message instead of an error (a run's config is often "
       "absent); an empty file yields no message.";
   m.outputs = {{"document", std::string(JsonMessage::type_id), "the whole document, once"}};
-  m.options = {
-      readers::path_option("the JSON file to read"),
-      readers::max_file_bytes_option(),
-      {.name = "optional",
-       .type = OptionType::kBool,
-       .description = "a missing file is not an error: nothing is emitted",
-       .default_value = false},
-  };
+  m.options = one_document_options("the JSON file to read");
   m.concurrency = Concurrency::serial();
   m.sample_yaml =
       "# What the person who launched the run knows about it (may be missing).\n"
@@ -46,33 +38,13 @@ Manifest make_manifest() {
   return m;
 }
 
-class JsonFile final : public Component {
+void emit_document(const std::string& path, nlohmann::json document, Emitter& out) {
+  out.emit(0, CorrelationKey{}, JsonMessage{{{"path", path}, {"document", std::move(document)}}});
+}
+
+class JsonFile final : public OneDocumentReader {
  public:
-  JsonFile(const CreateContext&, const Config& config)
-      : path_(config.str("path")),
-        max_bytes_(static_cast<std::size_t>(config.integer("max_file_bytes"))),
-        optional_(config.boolean("optional")) {}
-
-  void start() override {
-    std::error_code ec;
-    if (optional_ && !std::filesystem::exists(path_, ec)) skip_ = true;
-  }
-
-  PollResult poll(Emitter& out) override {
-    if (skip_) return PollResult::kDone;
-    auto doc = readers::load_json(path_, max_bytes_);
-    if (doc.empty) return PollResult::kDone;
-    JsonMessage message;
-    message.value = {{"path", path_}, {"document", readers::to_plain(doc.root)}};
-    out.emit(0, CorrelationKey{}, std::move(message));
-    return PollResult::kDone;
-  }
-
- private:
-  std::string path_;
-  std::size_t max_bytes_;
-  bool optional_;
-  bool skip_ = false;
+  JsonFile(const CreateContext&, const Config& config) : OneDocumentReader(config, &emit_document) {}
 };
 
 class JsonFileFactory final : public SimpleFactory<JsonFile> {

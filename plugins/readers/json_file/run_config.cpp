@@ -7,10 +7,9 @@
 #include <fmt/format.h>
 
 #include "cann_debug/messages.hpp"
-#include "cann_debug/reader/json_document.hpp"
 #include "cann_debug/reader/parse_error.hpp"
-#include "cann_debug/reader/reader_options.hpp"
 #include "cann_debug/reader/sniff_helpers.hpp"
+#include "one_document_reader.hpp"
 
 namespace cann_debug::plugins {
 namespace {
@@ -28,8 +27,7 @@ Manifest make_manifest() {
       "value that is not an object fails with '<path>: expected a JSON object with the run's settings'. "
       "With optional: true a missing file emits nothing (a run's config is often absent).";
   m.outputs = {{"config", std::string(RunConfiguration::type_id), "the run's settings, once"}};
-  m.options = {readers::path_option("the configuration file"), readers::max_file_bytes_option(),
-               readers::optional_option()};
+  m.options = one_document_options("the configuration file");
   m.concurrency = Concurrency::serial();
   m.sample_yaml =
       "run_config/config:\n"
@@ -38,36 +36,14 @@ Manifest make_manifest() {
   return m;
 }
 
-class RunConfigReader final : public Component {
+void emit_config(const std::string& path, nlohmann::json document, Emitter& out) {
+  if (!document.is_object()) readers::fail_file(path, "expected a JSON object with the run's settings");
+  out.emit(0, CorrelationKey{}, RunConfiguration{path, std::move(document)});
+}
+
+class RunConfigReader final : public OneDocumentReader {
  public:
-  RunConfigReader(const CreateContext&, const Config& config)
-      : path_(config.str("path")),
-        max_bytes_(static_cast<std::size_t>(config.integer("max_file_bytes"))),
-        optional_(config.boolean("optional")) {}
-
-  void start() override {
-    std::error_code ec;
-    if (optional_ && !std::filesystem::exists(path_, ec)) skip_ = true;
-  }
-
-  PollResult poll(Emitter& out) override {
-    if (skip_) return PollResult::kDone;
-    auto doc = readers::load_json(path_, max_bytes_);
-    if (doc.empty) return PollResult::kDone;
-    RunConfiguration config;
-    config.source_path = path_;
-    config.values = readers::to_plain(doc.root);
-    if (!config.values.is_object())
-      readers::fail_file(path_, "expected a JSON object with the run's settings");
-    out.emit(0, CorrelationKey{}, std::move(config));
-    return PollResult::kDone;
-  }
-
- private:
-  std::string path_;
-  std::size_t max_bytes_;
-  bool optional_;
-  bool skip_ = false;
+  RunConfigReader(const CreateContext&, const Config& config) : OneDocumentReader(config, &emit_config) {}
 };
 
 class RunConfigFactory final : public SimpleFactory<RunConfigReader> {
