@@ -1,11 +1,8 @@
 // json_file reader: one JSON document -> one json/1 message {"path": ..., "document": ...}.
 #include "json_file.hpp"
 
-#include <filesystem>
-#include <stdexcept>
 #include <string>
-
-#include <fmt/format.h>
+#include <utility>
 
 #include "cann_debug/messages.hpp"
 #include "cann_debug/reader/sniff_helpers.hpp"

@@ -1,14 +1,11 @@
 // run_config reader: config.json -> one run_config/1 message.
 #include "run_config.hpp"
 
-#include <filesystem>
 #include <string>
-
-#include <fmt/format.h>
+#include <utility>
 
 #include "cann_debug/messages.hpp"
 #include "cann_debug/reader/parse_error.hpp"
-#include "cann_debug/reader/sniff_helpers.hpp"
 #include "one_document_reader.hpp"
 
 namespace cann_debug::plugins {
