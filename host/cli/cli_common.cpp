@@ -1,10 +1,11 @@
 #include "cli_common.hpp"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
 
-#include "builtin_components.hpp"
 #include "graph_runner.hpp"
 #include "pipeline_document.hpp"
 
@@ -30,7 +31,6 @@ void setup_logging(int verbosity) {
 std::unique_ptr<host::PluginRegistry> load_registry(const GlobalOptions& g,
                                                     const std::vector<std::string>& extra_paths) {
   auto registry = std::make_unique<host::PluginRegistry>();
-  host::register_builtins(*registry);
   std::vector<std::string> paths = g.plugin_paths;
   paths.insert(paths.end(), extra_paths.begin(), extra_paths.end());
   auto defaults = host::PluginRegistry::default_search_path();
@@ -68,16 +68,30 @@ std::optional<host::PipelinePlan> load_pipeline(const GlobalOptions& g, const Pi
   return plan;
 }
 
-int run_embedded(const GlobalOptions& g, const std::string& yaml, const std::string& name, EmbeddedRun& out) {
-  host::Diagnostics diags;
-  auto doc = host::parse_pipeline_text(yaml, name, {}, diags);
-  if (doc) {
-    out.registry = load_registry(g, doc->plugin_paths);
-    out.plan = host::plan_pipeline(*doc, *out.registry, diags);
-  }
+std::vector<const TappedMessage*> EmbeddedRun::of_type(std::string_view type_id) const {
+  std::vector<const TappedMessage*> out;
+  for (const auto& m : messages)
+    if (m.envelope.type_id() == type_id) out.push_back(&m);
+  return out;
+}
+
+int run_document(const GlobalOptions& g, const host::PipelineDocument& doc, host::Diagnostics& diags,
+                 const TapSpec& taps, EmbeddedRun& out) {
+  if (!out.registry) out.registry = load_registry(g, doc.plugin_paths);
+  out.plan = host::plan_pipeline(doc, *out.registry, diags);
   if (!diags.items().empty()) fmt::print(stderr, "{}", diags.to_string());
   if (!out.plan) return kInvalidPipeline;
-  host::GraphRunner runner(*out.plan, {});
+  host::RunOptions options;
+  options.taps = taps.ports;
+  for (const auto& c : out.plan->components)
+    for (const auto& port : c.manifest().outputs)
+      if (std::find(taps.types.begin(), taps.types.end(), port.produces) != taps.types.end())
+        options.taps.push_back({c.id, port.name});
+  if (!options.taps.empty())
+    options.on_tap = [&out, tapped = options.taps](std::size_t tap, const Envelope& message) {
+      out.messages.push_back({tapped[tap].component, tapped[tap].port, message});
+    };
+  host::GraphRunner runner(*out.plan, options);
   out.report = runner.run();
   for (const auto& e : out.report.errors) fmt::print(stderr, "{}\n", e.to_string());
   return out.report.ok ? kOk : kRunFailed;

@@ -8,8 +8,10 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
+#include "cann_debug/component.hpp"
 #include "graph_runner.hpp"
 #include "pipeline_plan.hpp"
 #include "plugin_registry.hpp"
@@ -52,17 +54,36 @@ std::optional<host::PipelinePlan> load_pipeline(const GlobalOptions& g, const Pi
                                                 std::unique_ptr<host::PluginRegistry>& registry,
                                                 bool probe = true);
 
-/// A pipeline the command line builds itself (e.g. `infer`), run to completion. Captured envelopes refer
-/// to the plan, so keep this object alive while reading them.
-struct EmbeddedRun {
-  std::unique_ptr<host::PluginRegistry> registry;
-  std::optional<host::PipelinePlan> plan;
-  host::RunReport report;
+/// A message a tapped output port emitted.
+struct TappedMessage {
+  std::string component;  // type/name
+  std::string port;
+  Envelope envelope;
 };
 
-/// Parses, validates and runs `yaml` (named `name` in diagnostics); prints problems to stderr. Returns an
-/// exit code: kOk, kInvalidPipeline or kRunFailed.
-int run_embedded(const GlobalOptions& g, const std::string& yaml, const std::string& name, EmbeddedRun& out);
+/// A pipeline a verb runs and then reads the output of (infer, kb learn, diagnose, ...). Tapped envelopes
+/// refer to the plan and may hold plugin objects: keep this object alive while reading them.
+struct EmbeddedRun {
+  std::unique_ptr<host::PluginRegistry> registry;  // loaded by run_document() when empty
+  std::optional<host::PipelinePlan> plan;
+  host::RunReport report;
+  std::vector<TappedMessage> messages;  // in emission order per port
+  /// The tapped messages of one type.
+  std::vector<const TappedMessage*> of_type(std::string_view type_id) const;
+};
+
+/// What run_document() taps: the named ports, and every output port that produces one of `types`.
+struct TapSpec {
+  std::vector<host::PortTap> ports;
+  std::vector<std::string> types;
+};
+
+/// Loads the plugins `doc` names (unless `out.registry` is already set), validates it, runs it with the
+/// taps and keeps what they saw in `out.messages`. Prints problems to stderr (`diags` may already hold
+/// some from parsing). Returns kOk, kInvalidPipeline or kRunFailed; what was tapped before a failure is
+/// kept.
+int run_document(const GlobalOptions& g, const host::PipelineDocument& doc, host::Diagnostics& diags,
+                 const TapSpec& taps, EmbeddedRun& out);
 
 /// A verb: its subcommand and what runs when it was given (returns the exit code).
 struct Verb {

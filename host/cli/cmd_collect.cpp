@@ -177,9 +177,14 @@ Verb register_collect(CLI::App& app, const GlobalOptions& g) {
         nlohmann::json summary;
         std::size_t series = 0;
         if (const auto* reader = registry->find("recording")) {
-          stats::DriverContext ctx;
           // The index holds the totals: no need to decode every chunk of a long recording.
-          stats::FileStats f = stats::read_with(*reader, a->output, ctx, {}, {{"summary_only", true}});
+          stats::FileToRead file;
+          file.path = a->output;
+          file.reader = reader;
+          file.options = {{"summary_only", true}};
+          stats::ReadOptions read;
+          read.hta = false;
+          const stats::FileStats f = std::move(stats::read_files(*registry, {file}, read).files.front());
           summary = f.recording;
           series = summary.is_object() ? summary.value("series", std::size_t{0}) : 0;
           if (f.status != stats::ReadStatus::kOk)

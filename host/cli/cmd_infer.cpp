@@ -1,13 +1,13 @@
 // `cann-debug infer --graph G --evidence '{...}'`: one query of a Bayesian network, run through the same
-// plugins a diagnosis pipeline uses (evidence_source -> bayes_exact|bayes_sampling -> capture).
+// plugins a diagnosis pipeline uses (evidence_source -> bayes_exact|bayes_sampling, the posterior tapped).
 #include <fmt/format.h>
 
 #include <nlohmann/json.hpp>
 
-#include "builtin_components.hpp"
 #include "cann_debug/messages.hpp"
 #include "cli_common.hpp"
 #include "infer_input.hpp"
+#include "pipeline_builder.hpp"
 
 namespace cann_debug::cli {
 
@@ -25,27 +25,21 @@ struct InferArgs {
   bool json = false;
 };
 
-// JSON text is valid YAML, so values are embedded as JSON inside the pipeline text.
-std::string pipeline_yaml(const InferArgs& a, const nlohmann::json& hard, const nlohmann::json& soft) {
+// evidence_source -> bayes_exact | bayes_sampling, with the engine's posterior and stats tapped.
+std::optional<host::PipelineDocument> pipeline_of(const InferArgs& a, const nlohmann::json& hard,
+                                                  const nlohmann::json& soft, const std::string& engine_id,
+                                                  host::Diagnostics& diags) {
   nlohmann::json engine = {{"graph", a.graph}, {"top_k", a.top_k == 0 ? 3 : a.top_k}};
   if (!a.roots.empty()) engine["roots"] = a.roots;
   if (a.engine == "sampling") {
     engine["samples"] = a.samples;
     engine["seed"] = a.seed;
   }
-  const std::string type = a.engine == "sampling" ? "bayes_sampling" : "bayes_exact";
-  return fmt::format(
-      "version: 1\n"
-      "components:\n"
-      "  evidence_source/query: {}\n"
-      "  {}/engine: {}\n"
-      "  capture/posterior: {{key: infer.posterior}}\n"
-      "  capture/stats: {{key: infer.stats}}\n"
-      "links:\n"
-      "  - evidence_source/query.evidence -> {}/engine.evidence\n"
-      "  - {}/engine.posterior -> capture/posterior.in\n"
-      "  - {}/engine.stats -> capture/stats.in\n",
-      nlohmann::json{{"hard", hard}, {"soft", soft}}.dump(), type, engine.dump(), type, type, type);
+  return host::PipelineBuilder("<infer>")
+      .add("evidence_source/query", {{"hard", hard}, {"soft", soft}})
+      .add(engine_id, engine)
+      .link("evidence_source/query.evidence", engine_id + ".evidence")
+      .build(diags);
 }
 
 bool parse_object(const std::string& text, const char* flag, nlohmann::json& out) {
@@ -140,16 +134,22 @@ Verb register_infer(CLI::App& app, const GlobalOptions& g) {
             nlohmann::json hard, soft;
             if (!parse_object(a->evidence, "--evidence", hard) || !parse_object(a->soft, "--soft", soft))
               return static_cast<int>(kUsage);
+            const std::string engine_id =
+                std::string(a->engine == "sampling" ? "bayes_sampling" : "bayes_exact") + "/engine";
+            host::Diagnostics diags;
+            auto doc = pipeline_of(*a, hard, soft, engine_id, diags);
             EmbeddedRun run;
-            int rc = run_embedded(g, pipeline_yaml(*a, hard, soft), "<infer>", run);
+            const int rc = doc ? run_document(g, *doc, diags,
+                                              {{{engine_id, "posterior"}, {engine_id, "stats"}}, {}}, run)
+                               : static_cast<int>(kInvalidPipeline);
             if (rc != kOk) return rc;
-            auto posteriors = host::CaptureStore::instance().take("infer.posterior");
-            auto stats = host::CaptureStore::instance().take("infer.stats");
+            const auto posteriors = run.of_type(Posterior::type_id);
+            const auto stats = run.of_type(JsonMessage::type_id);
             if (posteriors.empty()) {
               fmt::print(stderr, "error: the engine produced no posterior\n");
               return static_cast<int>(kRunFailed);
             }
-            const Posterior& p = posteriors.front().as<Posterior>();
+            const Posterior& p = posteriors.front()->envelope.as<Posterior>();
             if (!a->json) {
               print_text(p, hard);
               return static_cast<int>(kOk);
@@ -163,7 +163,7 @@ Verb register_infer(CLI::App& app, const GlobalOptions& g) {
             out["top_causes"] = full["top_causes"];
             out["evidence_ranking"] = full["evidence_ranking"];
             out["evidence"] = {{"hard", hard}, {"soft", soft}};
-            if (!stats.empty()) out["stats"] = stats.front().as<JsonMessage>().value;
+            if (!stats.empty()) out["stats"] = stats.front()->envelope.as<JsonMessage>().value;
             fmt::print("{}\n", out.dump(2));
             return static_cast<int>(kOk);
           }};

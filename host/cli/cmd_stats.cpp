@@ -66,9 +66,8 @@ Verb register_stats(CLI::App& app, const GlobalOptions& g) {
             auto registry = load_registry(g);
             stats::CollectOptions options;
             options.include_last_profiler_step = !a->hta_drop_last_step;
-            stats::DriverContext ctx;
             std::vector<stats::InputStats> inputs;
-            for (const auto& p : a->paths) inputs.push_back(stats::collect_input(*registry, p, options, ctx));
+            for (const auto& p : a->paths) inputs.push_back(stats::collect_input(*registry, p, options));
             const int rc = exit_code_of(inputs);
             report_errors(inputs);
             if (a->json)

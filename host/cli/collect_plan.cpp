@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cann_debug/messages.hpp"
+#include "pipeline_builder.hpp"
 
 namespace cann_debug::cli {
 namespace {
@@ -44,8 +45,9 @@ std::string pipeline_override(const std::string& text) {
   return text.substr(0, dot) + "/live" + text.substr(dot);
 }
 
-std::string make_yaml(const CollectRequest& request, const host::PluginRegistry& registry,
-                      const std::vector<std::string>& sources) {
+// The samplers, each set to the interval (and to every sample: `samples: 0`), feeding one writer.
+host::PipelineBuilder make_pipeline(const CollectRequest& request, const host::PluginRegistry& registry,
+                                    const std::vector<std::string>& sources) {
   nlohmann::json meta = {{"tool", "cann-debug collect"},
                          {"command", request.command_line},
                          {"sources", sources},
@@ -53,41 +55,30 @@ std::string make_yaml(const CollectRequest& request, const host::PluginRegistry&
                          {"host", host_name()},
                          {"compress", request.compress},
                          {"correlation", request.correlation}};
+  host::PipelineBuilder builder("collect");
   // One thread polls every sampler (a sampler whose polls block gets its own): one wake-up per tick.
-  std::string yaml = "version: 1\nsettings:\n  source_threads: shared\ncomponents:\n";
+  builder.shared_source_thread();
   for (const auto& type : sources) {
     const Manifest& m = registry.find(type)->manifest();
-    yaml += fmt::format("  {}:\n", instance_id(type));
-    bool any = false;
-    if (request.interval_ns > 0 && has_option(m, "interval")) {
-      yaml += fmt::format("    interval: {}\n", request.interval_ns);
-      any = true;
-    }
-    if (has_option(m, "samples")) {
-      yaml += "    samples: 0\n";
-      any = true;
-    }
-    if (!any) yaml.replace(yaml.size() - 1, 1, " {}\n");
+    nlohmann::json options = nlohmann::json::object();
+    if (request.interval_ns > 0 && has_option(m, "interval")) options["interval"] = request.interval_ns;
+    if (has_option(m, "samples")) options["samples"] = 0;
+    builder.add(instance_id(type), options);
   }
-  yaml += fmt::format("  {}:\n    path: {}\n    compress: {}\n", kWriterId,
-                      nlohmann::json(request.output).dump(), request.compress ? "true" : "false");
-  if (request.correlation && request.interval_ns > 0)
-    yaml += fmt::format("    align: {}\n", request.interval_ns);
-  yaml += fmt::format("    meta: {}\n", meta.dump());
-  yaml += "links:\n";
+  nlohmann::json writer = {{"path", request.output}, {"compress", request.compress}, {"meta", meta}};
+  if (request.correlation && request.interval_ns > 0) writer["align"] = request.interval_ns;
+  builder.add(kWriterId, writer);
   for (const auto& type : sources)
-    yaml += fmt::format("  - {}.{} -> {}.in\n", instance_id(type),
-                        *metrics_port(registry.find(type)->manifest()), kWriterId);
-  return yaml;
+    builder.link(instance_id(type) + "." + *metrics_port(registry.find(type)->manifest()),
+                 std::string(kWriterId) + ".in");
+  return builder;
 }
 
-std::optional<host::PipelinePlan> plan_text(const std::vector<std::string>& sources,
-                                            const CollectRequest& request,
-                                            const host::PluginRegistry& registry, host::Diagnostics& diags,
-                                            bool probe, std::string* yaml_out = nullptr) {
-  const std::string yaml = make_yaml(request, registry, sources);
-  if (yaml_out) *yaml_out = yaml;
-  host::PipelineInputs inputs;
+std::optional<host::PipelinePlan> plan_sources(const std::vector<std::string>& sources,
+                                               const CollectRequest& request,
+                                               const host::PluginRegistry& registry, host::Diagnostics& diags,
+                                               bool probe, std::string* yaml_out = nullptr) {
+  std::vector<std::string> overrides;
   for (const auto& o : request.overrides) {
     std::string text = pipeline_override(o);
     // An override of a source left out (it cannot run here) is dropped with it.
@@ -96,10 +87,11 @@ std::optional<host::PipelinePlan> plan_text(const std::vector<std::string>& sour
         component == kWriterId || std::any_of(sources.begin(), sources.end(),
                                               [&](const auto& t) { return instance_id(t) == component; });
     const bool is_sampler = component.size() > 5 && component.ends_with("/live");
-    if (kept || !is_sampler) inputs.overrides.push_back(std::move(text));
+    if (kept || !is_sampler) overrides.push_back(std::move(text));
   }
-  auto doc = host::parse_pipeline_text(yaml, "collect", inputs, diags);
+  auto doc = make_pipeline(request, registry, sources).build(diags, overrides);
   if (!doc) return std::nullopt;
+  if (yaml_out) *yaml_out = host::to_yaml(*doc);
   host::PlanOptions options;
   options.probe = probe;
   return host::plan_pipeline(*doc, registry, diags, options);
@@ -107,7 +99,7 @@ std::optional<host::PipelinePlan> plan_text(const std::vector<std::string>& sour
 
 Availability probe_planned(const host::PlannedComponent& c) {
   try {
-    return host::probe_component(*c.entry, c.config);
+    return c.entry->factory->probe(c.config);
   } catch (const std::exception& e) {
     return Availability::no(fmt::format("probe failed: {}", e.what()));
   }
@@ -142,7 +134,7 @@ CollectPlan plan_collect(const CollectRequest& request, const host::PluginRegist
     }
   }
   // First pass: options only, so each sampler is probed with the configuration it will run with.
-  auto first = plan_text(candidates, request, registry, diags, false);
+  auto first = plan_sources(candidates, request, registry, diags, false);
   if (!first) return out;
   for (const auto& c : first->components) {
     if (c.id == kWriterId) continue;
@@ -163,7 +155,7 @@ CollectPlan plan_collect(const CollectRequest& request, const host::PluginRegist
                 "--set TYPE.root=DIR or --set TYPE.library=PATH)");
     return out;
   }
-  out.plan = plan_text(out.sources, request, registry, diags, true, &out.yaml);
+  out.plan = plan_sources(out.sources, request, registry, diags, true, &out.yaml);
   return out;
 }
 

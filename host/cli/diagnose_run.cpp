@@ -26,9 +26,10 @@ DiagnoseResult diagnose_folder(const GlobalOptions& g, const DiagnoseRequest& re
   DiagnoseResult result;
   std::string scenario = request.scenario;
   std::string route_reason = "--scenario";
-  if (scenario == "auto") {
+  std::string pipeline = request.pipeline;
+  if (scenario == "auto" && pipeline.empty()) {
     std::string why_not;
-    auto route = route_scenario(request.input, why_not);
+    auto route = route_scenario(g, request.input, why_not);
     if (!route) {
       result.rc = kUsage;
       result.error = why_not;
@@ -36,8 +37,8 @@ DiagnoseResult diagnose_folder(const GlobalOptions& g, const DiagnoseRequest& re
     }
     scenario = route->scenario;
     route_reason = route->reason;
+    pipeline = route->pipeline;
   }
-  std::string pipeline = request.pipeline;
   if (pipeline.empty()) {
     auto found = find_scenario_pipeline(scenario);
     if (!found) {
@@ -47,6 +48,8 @@ DiagnoseResult diagnose_folder(const GlobalOptions& g, const DiagnoseRequest& re
       return result;
     }
     pipeline = *found;
+  } else if (scenario == "auto") {
+    route_reason = "--pipeline";
   }
   TapRequest tap;
   tap.pipeline = pipeline;
@@ -54,8 +57,8 @@ DiagnoseResult diagnose_folder(const GlobalOptions& g, const DiagnoseRequest& re
   tap.output = request.output;
   tap.keep_sinks = !request.output.empty();
   tap.set_on_type = request.set_on_type;
-  tap.capture_types = {std::string(Diagnosis::type_id), std::string(Advice::type_id)};
-  TappedRun run;
+  tap.tap_types = {std::string(Diagnosis::type_id), std::string(Advice::type_id)};
+  EmbeddedRun run;
   result.rc = run_tapped(g, tap, run);
   const auto diagnoses = run.of_type(Diagnosis::type_id);
   if (result.rc != kOk || diagnoses.empty()) {

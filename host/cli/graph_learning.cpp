@@ -8,8 +8,8 @@
 
 #include <fmt/format.h>
 
-#include "builtin_components.hpp"
 #include "cann_debug/messages.hpp"
+#include "pipeline_builder.hpp"
 #include "scenario_pipeline.hpp"
 
 namespace cann_debug::cli {
@@ -39,9 +39,9 @@ int collect_labelled_evidence(const GlobalOptions& g, const std::string& pipelin
     TapRequest req;
     req.pipeline = pipeline;
     req.input = c.folder;
-    req.capture_types = {std::string(Evidence::type_id)};
+    req.tap_types = {std::string(Evidence::type_id)};
     req.set_on_type = use_graph(graph);
-    TappedRun run;
+    EmbeddedRun run;
     const int rc = run_tapped(g, req, run);
     const auto evidence = run.of_type(Evidence::type_id);
     if (rc != kOk || evidence.empty()) {
@@ -82,20 +82,16 @@ int learn_graph(const GlobalOptions& g, const std::vector<LabelledEvidence>& evi
                         {"prior_strength", options.prior_strength},
                         {"learn_label_prior", options.learn_label_prior},
                         {"note", options.note}};
-  const std::string key = fmt::format("kb.learn.stats.{}", serial);
-  const std::string yaml = fmt::format(
-      "version: 1\n"
-      "components:\n"
-      "  evidence_source/cases: {}\n"
-      "  cpt_learn/learn: {}\n"
-      "  capture/stats: {{key: {}}}\n"
-      "links:\n"
-      "  - evidence_source/cases.evidence -> cpt_learn/learn.evidence\n"
-      "  - cpt_learn/learn.stats -> capture/stats.in\n",
-      source.dump(), learner.dump(), key);
+  host::Diagnostics diags;
+  auto doc = host::PipelineBuilder("<kb learn>")
+                 .add("evidence_source/cases", source)
+                 .add("cpt_learn/learn", learner)
+                 .link("evidence_source/cases.evidence", "cpt_learn/learn.evidence")
+                 .build(diags);
   EmbeddedRun run;
-  const int rc = run_embedded(g, yaml, "<kb learn>", run);
-  auto captured = host::CaptureStore::instance().take(key);
+  const int rc = doc ? run_document(g, *doc, diags, {{{"cpt_learn/learn", "stats"}}, {}}, run)
+                     : static_cast<int>(kInvalidPipeline);
+  const auto captured = run.of_type(JsonMessage::type_id);
   std::error_code ec;
   fs::remove(evidence_path, ec);
   if (rc != kOk) return rc;
@@ -103,7 +99,7 @@ int learn_graph(const GlobalOptions& g, const std::vector<LabelledEvidence>& evi
     fmt::print(stderr, "error: the learner produced no figures\n");
     return kRunFailed;
   }
-  stats = captured.front().as<JsonMessage>().value;
+  stats = captured.front()->envelope.as<JsonMessage>().value;
   return kOk;
 }
 

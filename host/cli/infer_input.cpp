@@ -31,9 +31,9 @@ std::map<std::string, std::string> feature_of_variable(const std::string& graph_
   return out;
 }
 
-std::string graph_option_of(const TappedRun& run) {
-  if (!run.run.plan) return {};
-  for (const auto& c : run.run.plan->document.components)
+std::string graph_option_of(const EmbeddedRun& run) {
+  if (!run.plan) return {};
+  for (const auto& c : run.plan->document.components)
     if (c.type == "discretize")
       if (const auto* o = c.option("graph"); o && o->value.is_string()) return o->value.get<std::string>();
   return {};
@@ -67,13 +67,13 @@ int infer_input(const GlobalOptions& g, const InferInputArgs& a) {
   TapRequest req;
   req.pipeline = pipeline;
   req.input = a.input;
-  req.capture_types = {std::string(FeatureSet::type_id), std::string(Evidence::type_id),
-                       std::string(Posterior::type_id)};
+  req.tap_types = {std::string(FeatureSet::type_id), std::string(Evidence::type_id),
+                   std::string(Posterior::type_id)};
   if (!a.graph.empty())
     for (const char* type : {"discretize", "bayes_exact", "bayes_sampling"})
       req.set_on_type[type] = json{{"graph", a.graph}};
   req.set_on_type["bayes_exact"]["top_k"] = a.top_k;
-  TappedRun run;
+  EmbeddedRun run;
   const int rc = run_tapped(g, req, run);
   if (rc != kOk) return rc;
   auto posteriors = run.of_type(Posterior::type_id);
@@ -137,12 +137,12 @@ int infer_input(const GlobalOptions& g, const InferInputArgs& a) {
     json feats = json::array();
     for (const auto& [name, f] : features) feats.push_back(*f);
     out["features"] = feats;
-    out["elapsed_ms"] = run.run.report.seconds * 1000.0;
+    out["elapsed_ms"] = run.report.seconds * 1000.0;
     fmt::print("{}\n", out.dump(2));
     return kOk;
   }
   fmt::print("Scenario {} on {} (graph {}, {:.0f} ms)\n", a.scenario, a.input, p.graph,
-             run.run.report.seconds * 1000.0);
+             run.report.seconds * 1000.0);
   fmt::print("P(healthy) = {:.3f}\n", healthy);
   fmt::print("Root causes:\n");
   int rank = 0;

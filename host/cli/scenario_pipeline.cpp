@@ -3,14 +3,11 @@
 #include <boost/dll/runtime_symbol_info.hpp>
 
 #include <algorithm>
-#include <atomic>
 #include <cstdlib>
 #include <filesystem>
 #include <set>
 
 #include <fmt/format.h>
-
-#include "builtin_components.hpp"
 
 namespace cann_debug::cli {
 
@@ -46,23 +43,7 @@ std::optional<std::string> find_scenario_pipeline(const std::string& scenario) {
   return std::nullopt;
 }
 
-std::vector<const TappedMessage*> TappedRun::of_type(std::string_view type_id) const {
-  std::vector<const TappedMessage*> out;
-  for (const auto& m : messages)
-    if (m.envelope.type_id() == type_id) out.push_back(&m);
-  return out;
-}
-
-namespace {
-
-std::string next_tap_prefix() {
-  static std::atomic<int> counter{0};
-  return fmt::format("tap{}.", counter.fetch_add(1));
-}
-
-}  // namespace
-
-int run_tapped(const GlobalOptions& g, const TapRequest& request, TappedRun& out) {
+int run_tapped(const GlobalOptions& g, const TapRequest& request, EmbeddedRun& out) {
   host::PipelineInputs inputs;
   inputs.variables["input"] = request.input;
   inputs.variables["output"] = request.output.empty() ? std::string("/nonexistent-output") : request.output;
@@ -73,73 +54,40 @@ int run_tapped(const GlobalOptions& g, const TapRequest& request, TappedRun& out
   }
   inputs.overrides = request.overrides;
   auto doc = host::parse_pipeline_file(request.pipeline, inputs, diags);
-  if (doc) {
-    out.run.registry = load_registry(g, doc->plugin_paths);
-    const auto& registry = *out.run.registry;
-
-    // Drop sinks (and links into them): their outputs are files this verb does not want.
-    std::set<std::string> dropped;
-    std::erase_if(doc->components, [&](const host::ComponentDecl& c) {
-      const auto* entry = registry.find(c.type);
-      if (!request.keep_sinks && entry && entry->manifest().kind == ComponentKind::kSink) {
-        dropped.insert(c.id);
-        return true;
-      }
-      return false;
-    });
-    std::erase_if(doc->links, [&](const host::LinkDecl& l) { return dropped.contains(l.to.component); });
-
-    for (auto& c : doc->components) {
-      auto it = request.set_on_type.find(c.type);
-      if (it == request.set_on_type.end()) continue;
-      for (const auto& [key, value] : it->second.items()) {
-        auto existing = std::find_if(c.options.begin(), c.options.end(),
-                                     [&](const host::OptionDecl& o) { return o.key == key; });
-        if (existing != c.options.end())
-          existing->value = value;
-        else
-          c.options.push_back({key, value, c.where, c.where});
-      }
-    }
-
-    // One capture per tapped output port; its key says where the message came from.
-    const std::string prefix = next_tap_prefix();
-    std::vector<std::tuple<std::string, std::string, std::string>> taps;  // key, component, port
-    std::vector<host::ComponentDecl> added;
-    for (const auto& c : doc->components) {
-      const auto* entry = registry.find(c.type);
-      if (!entry) continue;
-      for (const auto& port : entry->manifest().outputs) {
-        if (std::find(request.capture_types.begin(), request.capture_types.end(), port.produces) ==
-            request.capture_types.end())
-          continue;
-        const std::string key = prefix + std::to_string(taps.size());
-        host::ComponentDecl tap;
-        tap.id = fmt::format("capture/tap{}", taps.size());
-        tap.type = "capture";
-        tap.name = fmt::format("tap{}", taps.size());
-        tap.where = c.where;
-        tap.options.push_back({"key", key, c.where, c.where});
-        added.push_back(tap);
-        doc->links.push_back(
-            {{c.id, port.name}, {tap.id, "in"}, c.id + "." + port.name + " -> " + tap.id, c.where});
-        taps.emplace_back(key, c.id, port.name);
-      }
-    }
-    doc->components.insert(doc->components.end(), added.begin(), added.end());
-    out.run.plan = host::plan_pipeline(*doc, registry, diags);
-    if (out.run.plan) {
-      host::GraphRunner runner(*out.run.plan, {});
-      out.run.report = runner.run();
-      for (const auto& e : out.run.report.errors) fmt::print(stderr, "{}\n", e.to_string());
-    }
-    for (const auto& [key, component, port] : taps)
-      for (auto& e : host::CaptureStore::instance().take(key))
-        out.messages.push_back({component, port, std::move(e)});
+  if (!doc) {
+    if (!diags.items().empty()) fmt::print(stderr, "{}", diags.to_string());
+    return kInvalidPipeline;
   }
-  if (!diags.items().empty()) fmt::print(stderr, "{}", diags.to_string());
-  if (!out.run.plan) return kInvalidPipeline;
-  return out.run.report.ok ? kOk : kRunFailed;
+  out.registry = load_registry(g, doc->plugin_paths);
+  const auto& registry = *out.registry;
+
+  // Drop sinks (and links into them): their outputs are files this verb does not want.
+  std::set<std::string> dropped;
+  std::erase_if(doc->components, [&](const host::ComponentDecl& c) {
+    const auto* entry = registry.find(c.type);
+    if (!request.keep_sinks && entry && entry->manifest().kind == ComponentKind::kSink) {
+      dropped.insert(c.id);
+      return true;
+    }
+    return false;
+  });
+  std::erase_if(doc->links, [&](const host::LinkDecl& l) { return dropped.contains(l.to.component); });
+
+  for (auto& c : doc->components) {
+    auto it = request.set_on_type.find(c.type);
+    if (it == request.set_on_type.end()) continue;
+    for (const auto& [key, value] : it->second.items()) {
+      auto existing = std::find_if(c.options.begin(), c.options.end(),
+                                   [&](const host::OptionDecl& o) { return o.key == key; });
+      if (existing != c.options.end())
+        existing->value = value;
+      else
+        c.options.push_back({key, value, c.where, c.where});
+    }
+  }
+  TapSpec taps;
+  taps.types = request.tap_types;
+  return run_document(g, *doc, diags, taps, out);
 }
 
 }  // namespace cann_debug::cli

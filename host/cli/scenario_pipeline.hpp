@@ -1,7 +1,7 @@
 // Running a scenario pipeline (pipelines/<scenario>.yaml) on one input folder with its outputs tapped:
 // the verbs that answer on the terminal (infer --input, kb learn, diagnose) drop the pipeline's sinks and
-// capture what its components emit instead, so the same YAML an operator runs with `cann-debug run`
-// is the one these verbs use.
+// tap what its components emit instead (the runner's port taps), so the same YAML an operator runs with
+// `cann-debug run` is the one these verbs use.
 #pragma once
 
 #include <map>
@@ -29,28 +29,15 @@ struct TapRequest {
   std::vector<std::string> overrides;  // type/name.option=value
   /// Options set on every component of a type, e.g. {"discretize": {{"graph", "g.json"}}}.
   std::map<std::string, nlohmann::json> set_on_type;
-  /// Message types to capture from every output port that emits them.
-  std::vector<std::string> capture_types;
+  /// Message types to tap on every output port that emits them.
+  std::vector<std::string> tap_types;
   /// Keep the pipeline's sinks (they write their files under ${output}) instead of dropping them.
   bool keep_sinks = false;
 };
 
-struct TappedMessage {
-  std::string component;  // type/name
-  std::string port;
-  Envelope envelope;
-};
-
-struct TappedRun {
-  EmbeddedRun run;  // keeps the plan alive (envelopes refer to it)
-  std::vector<TappedMessage> messages;
-  /// Messages of one type, in arrival order per port.
-  std::vector<const TappedMessage*> of_type(std::string_view type_id) const;
-};
-
-/// Parses the pipeline with the variables, drops its sink components, taps the requested types, plans
-/// and runs it. Prints problems to stderr; returns kOk, kInvalidPipeline or kRunFailed (what was
-/// captured before a failure is kept in `out`).
-int run_tapped(const GlobalOptions& g, const TapRequest& request, TappedRun& out);
+/// Parses the pipeline with the variables, drops its sink components (unless keep_sinks), taps every
+/// output port of the requested types, plans and runs it. Prints problems to stderr; returns kOk,
+/// kInvalidPipeline or kRunFailed (what was tapped before a failure is kept in `out`).
+int run_tapped(const GlobalOptions& g, const TapRequest& request, EmbeddedRun& out);
 
 }  // namespace cann_debug::cli

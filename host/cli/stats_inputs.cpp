@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <filesystem>
-#include <optional>
 
 #include "reader_selection.hpp"
 
@@ -24,13 +23,8 @@ std::string readers_tried(const host::PluginRegistry& registry) {
 
 class InputCollector {
  public:
-  InputCollector(const host::PluginRegistry& registry, const CollectOptions& options, DriverContext& ctx,
-                 InputStats& out)
-      : registry_(registry),
-        options_(options),
-        ctx_(ctx),
-        out_(out),
-        hta_entry_(registry.find("hta_metrics")) {}
+  InputCollector(const host::PluginRegistry& registry, const CollectOptions& options, InputStats& out)
+      : registry_(registry), options_(options), out_(out) {}
 
   void file(const std::string& path) {
     const auto candidates = host::rank_readers(registry_, path);
@@ -73,48 +67,36 @@ class InputCollector {
     }
   }
 
+  // Reads every file found, in one run.
   void finish() {
-    if (hta_) {
-      out_.hta = hta_->finish();
-    } else if (traces_without_hta_) {
-      HtaResult missing;
-      missing.error = "the hta_metrics plugin is not loaded: no HTA figures (check --plugin-path)";
-      out_.hta = std::move(missing);
-    }
+    ReadOptions read;
+    read.include_last_profiler_step = options_.include_last_profiler_step;
+    ReadResult result = read_files(registry_, files_, read);
+    out_.files = std::move(result.files);
+    out_.hta = std::move(result.hta);
   }
 
  private:
   void read(const std::string& path, const std::vector<host::ReaderCandidate>& candidates) {
-    bool got_events = false;
-    FileStats s = read_with(*candidates.front().entry, path, ctx_, [&](const Envelope& events) {
-      got_events = true;
-      if (!hta_entry_) {
-        traces_without_hta_ = true;
-        return;
-      }
-      if (!hta_) hta_.emplace(*hta_entry_, options_.include_last_profiler_step, ctx_);
-      hta_->feed(events);
-    });
-    s.sniff_score = candidates.front().score;
+    FileToRead f;
+    f.path = path;
+    f.reader = candidates.front().entry;
+    f.sniff_score = candidates.front().score;
     for (std::size_t i = 1; i < candidates.size(); ++i)
-      s.also_claimed_by.push_back(candidates[i].entry->manifest().type);
-    if (got_events && hta_ && s.status != ReadStatus::kOk) hta_->mark_partial();
-    out_.files.push_back(std::move(s));
+      f.also_claimed_by.push_back(candidates[i].entry->manifest().type);
+    files_.push_back(std::move(f));
   }
 
   const host::PluginRegistry& registry_;
   const CollectOptions& options_;
-  DriverContext& ctx_;
   InputStats& out_;
-  const host::ComponentEntry* hta_entry_;
-  std::optional<HtaAccumulator> hta_;
-  bool traces_without_hta_ = false;
+  std::vector<FileToRead> files_;
 };
 
 }  // namespace
 
 InputStats collect_input(const host::PluginRegistry& registry, const std::string& argument,
-                         const CollectOptions& options, DriverContext& ctx) {
+                         const CollectOptions& options) {
   InputStats in;
   in.argument = argument;
   std::error_code ec;
@@ -126,7 +108,7 @@ InputStats collect_input(const host::PluginRegistry& registry, const std::string
     return in;
   }
   in.is_directory = fs::is_directory(status);
-  InputCollector collector(registry, options, ctx, in);
+  InputCollector collector(registry, options, in);
   if (in.is_directory)
     collector.folder(argument);
   else

@@ -1,5 +1,6 @@
 // Turns a PATH argument of `cann-debug stats` into the files to read and reads each with the reader that
-// claims it (host/src/reader_selection: every reader's sniff()), feeding trace events to hta_metrics.
+// claims it (host/src/reader_selection: every reader's sniff()), feeding trace events to hta_metrics: one
+// pipeline run per argument (stats_reading).
 #pragma once
 
 #include <string>
@@ -20,6 +21,6 @@ struct CollectOptions {
 /// skipped. Every trace read under one argument goes to one hta_metrics, so a folder of per-rank traces
 /// gives per-rank figures and, with two or more ranks, the job's stragglers.
 InputStats collect_input(const host::PluginRegistry& registry, const std::string& argument,
-                         const CollectOptions& options, DriverContext& ctx);
+                         const CollectOptions& options);
 
 }  // namespace cann_debug::cli::stats

@@ -3,8 +3,11 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <chrono>
-#include <thread>
+#include <map>
+
+#include "graph_runner.hpp"
+#include "pipeline_builder.hpp"
+#include "pipeline_plan.hpp"
 
 namespace cann_debug::cli::stats {
 
@@ -72,150 +75,136 @@ void count_metrics(const MetricBatch& batch, FileStats& s) {
   }
 }
 
-class FunctionEmitter : public Emitter {
- public:
-  explicit FunctionEmitter(std::function<void(std::size_t, Envelope)> f) : f_(std::move(f)) {}
-  void emit(std::size_t port, Envelope envelope) override { f_(port, std::move(envelope)); }
-
- private:
-  std::function<void(std::size_t, Envelope)> f_;
-};
-
-// Applies the component's option schema to `raw`; throws with every problem when it does not fit.
-Config configure(const host::ComponentEntry& entry, const nlohmann::json& raw) {
-  std::vector<OptionIssue> issues;
-  Config config = resolve_config(entry.manifest().options, raw, issues);
-  for (const auto& p : entry.factory->validate(config))
-    issues.push_back({OptionIssue::Kind::kRange, p.option, p.message});
-  if (!issues.empty()) {
-    std::string text;
-    for (const auto& i : issues)
-      text += fmt::format("{}{}{}", text.empty() ? "" : "; ", i.key.empty() ? "" : i.key + ": ", i.message);
-    throw std::runtime_error(fmt::format("options of '{}': {}", entry.manifest().type, text));
-  }
-  return config;
-}
-
 bool delivered_anything(const FileStats& s) {
   std::uint64_t others = 0;
   for (const auto& [type, n] : s.other_messages) others += n;
   return s.events + s.records + s.metric_points + others > 0 || !s.trace_info.is_null();
 }
 
+void count(const Envelope& e, FileStats& s) {
+  if (e.is<EventBatch>())
+    count_events(e.as<EventBatch>(), s);
+  else if (e.is<RecordBatch>())
+    count_records(e.as<RecordBatch>(), s);
+  else if (e.is<MetricBatch>())
+    count_metrics(e.as<MetricBatch>(), s);
+  else
+    ++s.other_messages[std::string(e.type_id())];
+}
+
+std::optional<std::string> port_producing(const Manifest& m, std::string_view type) {
+  for (const auto& p : m.outputs)
+    if (p.produces == type) return p.name;
+  return std::nullopt;
+}
+
+constexpr const char* kHtaId = "hta_metrics/stats";
+
 }  // namespace
 
-FileStats read_with(const host::ComponentEntry& reader, const std::string& path, DriverContext& ctx,
-                    const EventBatchHandler& on_events, const nlohmann::json& options) {
-  FileStats s;
-  s.path = path;
-  s.reader = reader.manifest().type;
-  const auto t0 = std::chrono::steady_clock::now();
-  const std::string id = s.reader + "/stats";
-  host::ComponentServices services(id, ctx.clock, ctx.cancelled);
-  FunctionEmitter out([&](std::size_t, Envelope e) {
-    if (e.is<EventBatch>()) {
-      count_events(e.as<EventBatch>(), s);
-      if (on_events) on_events(e);
-    } else if (e.is<RecordBatch>()) {
-      count_records(e.as<RecordBatch>(), s);
-    } else if (e.is<MetricBatch>()) {
-      count_metrics(e.as<MetricBatch>(), s);
-    } else {
-      ++s.other_messages[std::string(e.type_id())];
+ReadResult read_files(const host::PluginRegistry& registry, const std::vector<FileToRead>& files,
+                      const ReadOptions& options) {
+  ReadResult result;
+  result.files.resize(files.size());
+  if (files.empty()) return result;
+  std::map<std::string, std::size_t> file_of;  // component id -> index
+  host::PipelineBuilder builder("stats");
+  // One thread polls every reader in turn: a folder of a thousand files is not a thousand threads.
+  builder.shared_source_thread();
+  const auto* hta_entry = options.hta ? registry.find("hta_metrics") : nullptr;
+  bool any_events_port = false;
+  host::RunOptions run;
+  for (std::size_t i = 0; i < files.size(); ++i) {
+    const FileToRead& f = files[i];
+    FileStats& s = result.files[i];
+    s.path = f.path;
+    s.reader = f.reader->manifest().type;
+    s.sniff_score = f.sniff_score;
+    s.also_claimed_by = f.also_claimed_by;
+    const std::string id = fmt::format("{}/file{}", s.reader, i);
+    file_of[id] = i;
+    nlohmann::json o = f.options.is_object() ? f.options : nlohmann::json::object();
+    o["path"] = f.path;
+    o[std::string(host::kOnErrorKey)] = "drain";
+    builder.add(id, o);
+    for (const auto& port : f.reader->manifest().outputs) run.taps.push_back({id, port.name});
+    if (auto events = port_producing(f.reader->manifest(), EventBatch::type_id); events && hta_entry) {
+      any_events_port = true;
+      builder.link(id + "." + *events, std::string(kHtaId) + ".events");
     }
-  });
-  std::unique_ptr<Component> component;
-  try {
-    nlohmann::json raw = options.is_object() ? options : nlohmann::json::object();
-    raw["path"] = path;
-    component = reader.factory->create(CreateContext{id, services}, configure(reader, raw));
-    if (!component) throw std::runtime_error("the factory of '" + s.reader + "' returned no component");
-    component->start();
-    while (true) {
-      const PollResult r = component->poll(out);
-      if (r == PollResult::kDone) break;
-      if (r == PollResult::kIdle) {
-        const std::int64_t wait_ns =
-            component->idle_interval_ns() > 0 ? component->idle_interval_ns() : 10'000'000;  // 10 ms
-        std::this_thread::sleep_for(std::chrono::nanoseconds(wait_ns));
-      }
+  }
+  if (any_events_port) {
+    builder.add(kHtaId, {{"include_last_profiler_step", options.include_last_profiler_step},
+                         {std::string(host::kOnErrorKey), "drain"}});
+    if (auto features = port_producing(hta_entry->manifest(), FeatureSet::type_id))
+      run.taps.push_back({kHtaId, *features});
+  }
+  bool got_events = false;
+  HtaResult hta;
+  const auto fail_all = [&](const std::string& message) {
+    for (auto& s : result.files) {
+      s.error = message;
+      s.status = ReadStatus::kFailed;
     }
-  } catch (const std::exception& e) {
-    s.error = e.what();
+  };
+  host::Diagnostics diags;
+  auto doc = builder.build(diags);
+  std::optional<host::PipelinePlan> plan;
+  if (doc) {
+    host::PlanOptions plan_options;
+    plan_options.probe = false;  // a reader that cannot open its file says so when it runs
+    plan = host::plan_pipeline(*doc, registry, diags, plan_options);
+  }
+  if (!plan) {
+    std::string text;
+    for (const auto& d : diags.items()) text += (text.empty() ? "" : "; ") + d.message;
+    fail_all(text.empty() ? std::string("the readers could not be set up") : text);
+    return result;
+  }
+  const auto taps = run.taps;  // the runner keeps its own copy; the callback reads this one
+  run.on_tap = [&, taps](std::size_t tap, const Envelope& e) {
+    const std::string& component = taps[tap].component;
+    if (component == kHtaId) {
+      if (e.is<FeatureSet>()) hta.sets.push_back(e.as<FeatureSet>());
+      return;
+    }
+    if (e.is<EventBatch>()) got_events = true;
+    count(e, result.files[file_of.at(component)]);
+  };
+  host::GraphRunner runner(*plan, run);
+  const host::RunReport report = runner.run();
+  for (const auto& node : report.nodes)
+    if (auto it = file_of.find(node.id); it != file_of.end())
+      result.files[it->second].seconds = node.busy_seconds;
+  bool reader_failed = false;
+  for (const auto& e : report.errors) {
+    if (e.component == kHtaId) {
+      if (hta.error.empty()) hta.error = fmt::format("hta_metrics {}: {}", e.phase, e.message);
+      continue;
+    }
+    auto it = file_of.find(e.component);
+    if (it == file_of.end()) {
+      fail_all(e.message);  // the run itself failed
+      continue;
+    }
+    FileStats& s = result.files[it->second];
+    if (!s.error.empty()) continue;
+    s.error = e.phase == "poll" || e.phase == "create" || e.phase == "start"
+                  ? e.message
+                  : fmt::format("{}(): {}", e.phase, e.message);
     s.status = delivered_anything(s) ? ReadStatus::kPartial : ReadStatus::kFailed;
+    reader_failed = true;
   }
-  if (component) {
-    try {
-      component->stop();
-    } catch (const std::exception& e) {
-      if (s.error.empty()) {
-        s.error = fmt::format("stop(): {}", e.what());
-        s.status = ReadStatus::kPartial;
-      }
+  if (got_events) {
+    if (!hta_entry) {
+      hta.error = "the hta_metrics plugin is not loaded: no HTA figures (check --plugin-path)";
+    } else {
+      hta.partial = reader_failed;
+      if (!hta.error.empty()) hta.sets.clear();
     }
+    result.hta = std::move(hta);
   }
-  s.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  return s;
-}
-
-HtaAccumulator::HtaAccumulator(const host::ComponentEntry& entry, bool include_last_profiler_step,
-                               DriverContext& ctx) {
-  const std::string id = entry.manifest().type + "/stats";
-  services_ = std::make_unique<host::ComponentServices>(id, ctx.clock, ctx.cancelled);
-  const auto& inputs = entry.manifest().inputs;
-  const auto port =
-      std::find_if(inputs.begin(), inputs.end(), [](const auto& p) { return p.name == "events"; });
-  try {
-    if (port == inputs.end()) throw std::runtime_error("it has no input port 'events'");
-    events_port_ = static_cast<std::size_t>(port - inputs.begin());
-    component_ =
-        entry.factory->create(CreateContext{id, *services_},
-                              configure(entry, {{"include_last_profiler_step", include_last_profiler_step}}));
-    if (!component_) throw std::runtime_error("the factory returned no component");
-    component_->start();
-  } catch (const std::exception& e) {
-    component_.reset();
-    fail("create", e.what());
-  }
-}
-
-HtaAccumulator::~HtaAccumulator() {
-  if (!component_) return;
-  try {
-    component_->stop();
-  } catch (const std::exception&) {
-    // Nothing is read from the component after finish(); a failing stop() changes no result.
-  }
-}
-
-void HtaAccumulator::fail(const std::string& phase, const std::string& message) {
-  if (result_.error.empty()) result_.error = fmt::format("hta_metrics {}: {}", phase, message);
-}
-
-void HtaAccumulator::feed(const Envelope& events) {
-  fed_ = true;
-  if (!component_ || !result_.error.empty()) return;
-  FunctionEmitter none([](std::size_t, Envelope) {});
-  try {
-    component_->process(events, events_port_, none);
-  } catch (const std::exception& e) {
-    fail("process", e.what());
-  }
-}
-
-HtaResult HtaAccumulator::finish() {
-  if (component_ && result_.error.empty()) {
-    FunctionEmitter out([this](std::size_t, Envelope e) {
-      if (e.is<FeatureSet>()) result_.sets.push_back(e.as<FeatureSet>());
-    });
-    try {
-      component_->flush(out);
-    } catch (const std::exception& e) {
-      fail("flush", e.what());
-    }
-  }
-  if (!result_.error.empty()) result_.sets.clear();
-  return std::move(result_);
+  return result;
 }
 
 }  // namespace cann_debug::cli::stats

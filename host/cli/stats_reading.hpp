@@ -1,59 +1,41 @@
-// Drives one reader over one file, and the hta_metrics extractor over trace events, in this thread.
-//
-// `stats` does not go through the graph runner: a run is cancelled when a component fails, which drops
-// queued messages and skips every flush, while `stats` must still count what a failing reader delivered
-// and compute the HTA figures of it. Driving the two components directly also keeps memory flat: each
-// batch is counted and handed to hta_metrics as it comes, and then dropped.
+// Reads the files of `cann-debug stats` through one pipeline run: each file's reader, and hta_metrics fed
+// by every reader that emits trace events. Readers and hta_metrics run with `on_error: drain`, so a reader
+// that fails keeps what it delivered (counted, and given to hta_metrics, whose figures are then marked
+// partial) and the other files are still read. What the readers emit is counted in the runner's port
+// taps as it is emitted and then dropped, so memory stays flat however long the files are.
 #pragma once
 
-#include <atomic>
-#include <functional>
-#include <memory>
+#include <optional>
 #include <string>
+#include <vector>
 
-#include "cann_debug/component.hpp"
-#include "host_services_impl.hpp"
+#include <nlohmann/json.hpp>
+
 #include "plugin_registry.hpp"
 #include "stats_model.hpp"
 
 namespace cann_debug::cli::stats {
 
-/// What components created by `stats` share: one clock and the (never set) cancellation flag.
-struct DriverContext {
-  host::RunClock clock;
-  std::atomic<bool> cancelled{false};
+struct FileToRead {
+  std::string path;
+  const host::ComponentEntry* reader = nullptr;
+  int sniff_score = 0;
+  std::vector<std::string> also_claimed_by;
+  nlohmann::json options = nlohmann::json::object();  // over the reader's defaults; `path` is set
 };
 
-/// Called with every event.batch/1 envelope a reader emits.
-using EventBatchHandler = std::function<void(const Envelope&)>;
-
-/// Reads `path` with `reader` (its `path` option set, `options` over the defaults of the others) to the end
-/// or to its first error, counting what it emits; event batches also go to `on_events`.
-FileStats read_with(const host::ComponentEntry& reader, const std::string& path, DriverContext& ctx,
-                    const EventBatchHandler& on_events,
-                    const nlohmann::json& options = nlohmann::json::object());
-
-/// An hta_metrics component fed event batches; finish() flushes it and returns its feature sets.
-class HtaAccumulator {
- public:
-  HtaAccumulator(const host::ComponentEntry& entry, bool include_last_profiler_step, DriverContext& ctx);
-  ~HtaAccumulator();
-  HtaAccumulator(const HtaAccumulator&) = delete;
-  HtaAccumulator& operator=(const HtaAccumulator&) = delete;
-
-  void feed(const Envelope& events);
-  void mark_partial() { result_.partial = true; }
-  bool fed() const { return fed_; }
-  HtaResult finish();
-
- private:
-  void fail(const std::string& phase, const std::string& message);
-
-  std::unique_ptr<host::ComponentServices> services_;
-  std::unique_ptr<Component> component_;
-  std::size_t events_port_ = 0;
-  bool fed_ = false;
-  HtaResult result_;
+struct ReadOptions {
+  bool hta = true;                         // feed trace events to hta_metrics
+  bool include_last_profiler_step = true;  // hta_metrics' option (false = HTA's own default)
 };
+
+struct ReadResult {
+  std::vector<FileStats> files;  // in the order of the request
+  /// Set when a reader emitted trace events: hta_metrics' figures, or why there are none.
+  std::optional<HtaResult> hta;
+};
+
+ReadResult read_files(const host::PluginRegistry& registry, const std::vector<FileToRead>& files,
+                      const ReadOptions& options);
 
 }  // namespace cann_debug::cli::stats

@@ -35,6 +35,11 @@ constexpr std::int64_t kRoomCheckEvery = 16;
 std::string RuntimeError::to_string() const {
   std::string where_s = where.file;
   if (where.line > 0) where_s += fmt::format(":{}:{}", where.line, std::max(where.column, 1));
+  if (contained)
+    return fmt::format("{}: warning: {}: {} failed: {} (on_error: {}: {})", where_s, component, phase,
+                       message, cann_debug::host::to_string(policy),
+                       policy == ErrorPolicy::kSkip && phase == "process" ? "the message was dropped"
+                                                                          : "it stopped, the run went on");
   return fmt::format("{}: error: {}: {} failed: {}", where_s, component, phase, message);
 }
 
@@ -87,6 +92,8 @@ struct Node {
   SourceRef where;
   const Manifest* manifest = nullptr;
   bool source = false;
+  ErrorPolicy policy = ErrorPolicy::kCancel;
+  std::vector<int> tap_of_port;  // per output port: index into RunOptions::taps, or -1
   std::unique_ptr<ComponentServices> services;
   std::unique_ptr<Component> component;
   std::vector<std::vector<Target>> outputs;  // per output port
@@ -97,6 +104,9 @@ struct Node {
   bool single_writer = true;     // serial node or source: only one thread at a time runs its code
   std::int64_t room_credit = 0;  // sources: emits left before the downstream queues are looked at again
   bool started = false;
+  // Set when the node failed under `drain` (or could not be created or started under drain/skip): it
+  // takes no more input, is not polled, flushed or started.
+  std::atomic<bool> stopped{false};
   // Written by every upstream emitter and by the node's own body: a cache line of its own, so these writes
   // do not keep evicting the read-mostly fields above (outputs, body, emitter) from other threads' caches.
   alignas(64) std::atomic<std::int64_t> queued{0};
@@ -124,6 +134,7 @@ struct GraphRunner::Impl {
   std::condition_variable progress_cv;
   std::mutex spilled_mu;
   std::vector<std::thread> spilled;  // sources the shared source thread gave threads of their own
+  std::mutex tap_mu;
 
   Impl(const PipelinePlan& p, RunOptions o) : plan(p), options(o), wakeup(options.interrupt_fd) {
     if (options.queue_capacity == 0) options.queue_capacity = plan.document.queue_capacity;
@@ -135,14 +146,28 @@ struct GraphRunner::Impl {
   }
 
   // noexcept: it runs inside node bodies, which must not throw (lightweight nodes require noexcept bodies).
-  void fail(Node& n, const char* phase, std::string_view message) noexcept {
+  // The node's policy decides what the failure costs: the run (cancel), the node (drain), the message
+  // (skip, in process()).
+  void fail(Node& n, std::string_view phase, std::string_view message) noexcept {
+    const bool contained = n.policy != ErrorPolicy::kCancel;
     try {
+      RuntimeError e;
+      e.component = n.id;
+      e.where = n.where;
+      e.phase = std::string(phase);
+      e.message = std::string(message);
+      e.contained = contained;
+      e.policy = n.policy;
       std::lock_guard lock(errors_mu);
-      errors.push_back({n.id, n.where, phase, std::string(message)});
+      errors.push_back(std::move(e));
     } catch (...) {
-      // Out of memory while recording an error: the run is still cancelled below.
+      // Out of memory while recording an error: the policy still applies below.
     }
-    cancel();
+    if (!contained) {
+      cancel();
+      return;
+    }
+    if (n.policy == ErrorPolicy::kDrain || n.source || phase != "process") n.stopped = true;
   }
   void cancel() {
     if (!cancelled.exchange(true)) {
@@ -216,12 +241,15 @@ struct GraphRunner::Impl {
       node->manifest = &pc.manifest();
       node->source = is_source(pc.manifest().kind);
       node->outputs.resize(pc.manifest().outputs.size());
+      node->policy = pc.on_error;
+      node->tap_of_port.assign(pc.manifest().outputs.size(), -1);
       node->services = std::make_unique<ComponentServices>(pc.id, clock, cancelled);
       node->emitter = std::make_unique<NodeEmitter>(*node, *this, node->source);
       nodes.push_back(std::move(node));
     }
     for (const auto& l : plan.links)
       nodes[l.from]->outputs[l.from_port].push_back({nodes[l.to].get(), l.to_port, l.expand_frames});
+    if (!resolve_taps()) return false;
     for (auto& node : nodes) {
       std::vector<bool> seen(n, false);
       std::vector<Node*> stack{node.get()};
@@ -241,12 +269,10 @@ struct GraphRunner::Impl {
       Node& node = *nodes[i];
       const auto& pc = plan.components[i];
       CreateContext ctx{pc.id, *node.services};
-      if (!guarded(node, "create", [&] { node.component = pc.entry->factory->create(ctx, pc.config); }))
-        return false;
-      if (!node.component) {
-        fail(node, "create", "the factory returned no component");
-        return false;
-      }
+      const bool created =
+          guarded(node, "create", [&] { node.component = pc.entry->factory->create(ctx, pc.config); });
+      if (created && !node.component) fail(node, "create", "the factory returned no component");
+      if (cancelled) return false;
       if (node.source) continue;
       const Concurrency& c = node.manifest->concurrency;
       std::size_t concurrency = c.limit;
@@ -258,7 +284,7 @@ struct GraphRunner::Impl {
       Node* self = &node;
       auto body = [this, self](const Delivery& d) noexcept {
         if (interrupt_level() >= 2) cancel();  // second Ctrl-C: drop what is queued instead of draining it
-        if (!cancelled.load(std::memory_order_relaxed)) {
+        if (!cancelled.load(std::memory_order_relaxed) && !self->stopped.load(std::memory_order_relaxed)) {
           const std::uint64_t call = self->received.load(std::memory_order_relaxed);
           add<std::uint64_t>(self->received, 1, self->single_writer);
           timed(*self, call, [&] {
@@ -385,6 +411,7 @@ struct GraphRunner::Impl {
           spilled.emplace_back([this, n = &node, deadline] { source_loop(*n, deadline); });
         }
       }
+      if (active == 0) break;  // the last source finished in this round: no nap until "never"
       auto until = Clock::time_point::max();
       for (const auto& s : slots)
         if (s.active) until = std::min(until, s.due);
@@ -409,6 +436,51 @@ struct GraphRunner::Impl {
       errors.push_back(std::move(error));
       cancelled = true;
     }
+  }
+
+  // Marks the tapped output ports; a tap that names no output port fails the run.
+  bool resolve_taps() {
+    if (!options.taps.empty() && !options.on_tap) {
+      fail_run("tap", "taps were given without an on_tap callback");
+      return false;
+    }
+    for (std::size_t t = 0; t < options.taps.size(); ++t) {
+      const PortTap& tap = options.taps[t];
+      auto it =
+          std::find_if(nodes.begin(), nodes.end(), [&](const auto& n) { return n->id == tap.component; });
+      if (it == nodes.end()) {
+        fail_run("tap", fmt::format("no component '{}' in the pipeline to tap", tap.component));
+        return false;
+      }
+      Node& node = **it;
+      const int port = node.manifest->output_index(tap.port);
+      if (port < 0) {
+        std::vector<std::string> names;
+        for (const auto& p : node.manifest->outputs) names.push_back(p.name);
+        fail_run("tap", fmt::format(
+                            "'{}' has no output port '{}' (outputs: {})", tap.component, tap.port,
+                            names.empty() ? std::string("none") : fmt::format("{}", fmt::join(names, ", "))));
+        return false;
+      }
+      node.tap_of_port[static_cast<std::size_t>(port)] = static_cast<int>(t);
+    }
+    return true;
+  }
+
+  // An error of the run itself, not of one component.
+  void fail_run(std::string_view phase, std::string message) {
+    RuntimeError error;
+    error.component = "(runner)";
+    error.phase = std::string(phase);
+    error.message = std::move(message);
+    std::lock_guard lock(errors_mu);
+    errors.push_back(std::move(error));
+    cancelled = true;
+  }
+
+  void deliver_tap(int tap, const Envelope& message) {
+    std::lock_guard lock(tap_mu);
+    options.on_tap(static_cast<std::size_t>(tap), message);
   }
 
   bool consumers_lightweight() const {
@@ -459,9 +531,13 @@ struct GraphRunner::Impl {
       bool started_all = true;
       for (auto it = plan.topological_order.rbegin(); it != plan.topological_order.rend(); ++it) {
         Node& node = *nodes[*it];
+        if (node.stopped) continue;
         if (!guarded(node, "start", [&] { node.component->start(); })) {
-          started_all = false;
-          break;
+          if (cancelled) {
+            started_all = false;
+            break;
+          }
+          continue;  // contained: the node stays stopped
         }
         node.started = true;
       }
@@ -470,7 +546,7 @@ struct GraphRunner::Impl {
         auto deadline = Clock::now() + std::chrono::nanoseconds(options.duration_ns);
         std::vector<Node*> sources;
         for (auto& node : nodes)
-          if (node->source) {
+          if (node->source && !node->stopped) {
             graph.reserve_wait();
             sources.push_back(node.get());
           }
@@ -505,6 +581,7 @@ struct GraphRunner::Impl {
         for (std::size_t i : plan.topological_order) {
           if (cancelled) break;
           Node& node = *nodes[i];
+          if (node.stopped) continue;
           node.emitter->set_blocking(false);
           guarded(node, "flush", [&] { node.component->flush(*node.emitter); });
           wait_graph();
@@ -519,7 +596,8 @@ struct GraphRunner::Impl {
     report.interrupted = interrupt_level() > 0;
     report.cancelled = cancelled.load();
     report.errors = errors;
-    report.ok = errors.empty();
+    report.ok =
+        std::none_of(errors.begin(), errors.end(), [](const RuntimeError& e) { return !e.contained; });
     report.nodes = snapshot();
     return report;
   }
@@ -549,6 +627,7 @@ void NodeEmitter::emit(std::size_t port, Envelope envelope) {
   }
   envelope.set_source(self_.plan_id);
   add<std::uint64_t>(self_.emitted, 1, self_.single_writer);
+  if (const int tap = self_.tap_of_port[port]; tap >= 0) runner_.deliver_tap(tap, envelope);
   auto& targets = self_.outputs[port];
   Envelope expanded;  // a frame as the batch of its points, made once for every target that needs it
   for (std::size_t i = 0; i < targets.size(); ++i) {

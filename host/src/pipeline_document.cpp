@@ -3,6 +3,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include <fmt/format.h>
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -108,14 +109,22 @@ class Parser {
                                kind_of(root)));
       return std::nullopt;
     }
-    static const std::vector<std::string> kTop = {"version",    "name",  "description", "plugins",
-                                                  "components", "links", "settings"};
+    static const std::vector<std::string> kTop = {
+        "version", "name", "description", "plugins", "components", "links", "settings", "match", "include"};
+    // An included file brings components and links only; the including pipeline has the rest.
+    static const std::vector<std::string> kIncluded = {"version", "description", "components", "links",
+                                                       "include"};
     std::set<std::string> seen;
     for (const auto& kv : root) {
       const std::string key = kv.first.Scalar();
       if (!seen.insert(key).second)
         diags_.error(at(file_, kv.first.Mark()), fmt::format("'{}' is given twice", key));
-      if (std::find(kTop.begin(), kTop.end(), key) == kTop.end()) {
+      if (included_ && std::find(kTop.begin(), kTop.end(), key) != kTop.end() &&
+          std::find(kIncluded.begin(), kIncluded.end(), key) == kIncluded.end()) {
+        diags_.error(at(file_, kv.first.Mark()),
+                     fmt::format("'{}' cannot be set in an included file (valid keys: {})", key,
+                                 fmt::join(kIncluded, ", ")));
+      } else if (std::find(kTop.begin(), kTop.end(), key) == kTop.end()) {
         std::string hint = closest_match(key, kTop);
         diags_.error(at(file_, kv.first.Mark()),
                      fmt::format("unknown top-level key '{}'{}", key,
@@ -123,15 +132,62 @@ class Parser {
                                               : fmt::format(" (did you mean '{}'?)", hint)));
       }
     }
-    parse_version(root);
+    if (!included_ || root["version"]) parse_version(root);
     if (auto n = root["name"]; n && n.IsScalar()) doc.name = n.Scalar();
     if (auto n = root["description"]; n && n.IsScalar()) doc.description = n.Scalar();
     parse_plugins(root, doc);
     parse_settings(root, doc);
-    parse_components(root, doc);
+    parse_match(root, doc);
+    if (!included_ || root["components"]) parse_components(root, doc);
     parse_links(root, doc);
-    apply_overrides(doc);
+    parse_include(root, doc);
+    if (!included_) apply_overrides(doc);
     return doc;
+  }
+
+  /// Makes this parser read an included file: `stack` holds the files that include it, outermost first.
+  void set_included(std::vector<std::string> stack) {
+    included_ = true;
+    include_stack_ = std::move(stack);
+  }
+
+  void apply_overrides(PipelineDocument& doc) {
+    for (const auto& o : inputs_.overrides) {
+      SourceRef where{"--set " + o, 0, 0};
+      auto eq = o.find('=');
+      auto dot = eq == std::string::npos ? std::string::npos : o.rfind('.', eq);
+      if (eq == std::string::npos || dot == std::string::npos || dot == 0) {
+        diags_.error(where, "expected --set type/name.option=value");
+        continue;
+      }
+      std::string id = o.substr(0, dot), key = o.substr(dot + 1, eq - dot - 1), raw = o.substr(eq + 1);
+      ComponentDecl* target = nullptr;
+      for (auto& c : doc.components)
+        if (c.id == id) target = &c;
+      if (!target) {
+        std::vector<std::string> ids;
+        for (const auto& c : doc.components) ids.push_back(c.id);
+        std::string hint = closest_match(id, ids);
+        diags_.error(where, fmt::format("no component '{}' in the pipeline{}", id,
+                                        hint.empty() ? "" : fmt::format(" (did you mean '{}'?)", hint)));
+        continue;
+      }
+      nlohmann::json value;
+      try {
+        value = to_json(YAML::Load(raw));
+      } catch (const YAML::Exception&) {
+        value = raw;
+      }
+      OptionDecl d{key, value, where, where};
+      bool replaced = false;
+      for (auto& existing : target->options)
+        if (existing.key == key) {
+          existing.value = value;
+          existing.value_where = where;
+          replaced = true;
+        }
+      if (!replaced) target->options.push_back(std::move(d));
+    }
   }
 
  private:
@@ -238,6 +294,154 @@ class Parser {
     }
   }
 
+  // match: a list of rules; each a mapping of reader / file / at_least / fields / equals / priority / says.
+  void parse_match(const YAML::Node& root, PipelineDocument& doc) {
+    auto m = root["match"];
+    if (!m) return;
+    if (!m.IsSequence()) {
+      diags_.error(at(file_, m.Mark()), fmt::format("'match' must be a list of rules, found {}", kind_of(m)));
+      return;
+    }
+    static const std::vector<std::string> kKeys = {"reader", "file",     "at_least", "fields",
+                                                   "equals", "priority", "says"};
+    for (const auto& r : m) {
+      const SourceRef where = at(file_, r.Mark());
+      if (!r.IsMap()) {
+        diags_.error(where, fmt::format("a match rule is a mapping (reader, file, fields, ...), found {}",
+                                        kind_of(r)));
+        continue;
+      }
+      MatchRule rule;
+      rule.where = where;
+      bool ok = true;
+      auto bad = [&](const YAML::Node& n, const std::string& what) {
+        diags_.error(at(file_, n.Mark()), fmt::format("match: {}", what));
+        ok = false;
+      };
+      auto strings = [&](const YAML::Node& n, std::vector<std::string>& out, const char* key) {
+        if (n.IsScalar()) {
+          out.push_back(expand(n.Scalar(), n.Mark()));
+        } else if (n.IsSequence()) {
+          for (const auto& e : n)
+            if (e.IsScalar())
+              out.push_back(expand(e.Scalar(), e.Mark()));
+            else
+              bad(e, fmt::format("'{}' lists names, found {}", key, kind_of(e)));
+        } else {
+          bad(n, fmt::format("'{}' is a name or a list of names, found {}", key, kind_of(n)));
+        }
+      };
+      for (const auto& kv : r) {
+        const std::string key = kv.first.Scalar();
+        const YAML::Node& v = kv.second;
+        if (key == "reader" && v.IsScalar()) {
+          rule.reader = v.Scalar();
+        } else if (key == "file") {
+          strings(v, rule.files, "file");
+        } else if (key == "fields") {
+          strings(v, rule.fields, "fields");
+        } else if (key == "equals" && v.IsMap()) {
+          rule.equals = to_json(v);
+        } else if (key == "says" && v.IsScalar()) {
+          rule.says = v.Scalar();
+        } else if (key == "at_least" || key == "priority") {
+          const nlohmann::json n = to_json(v);
+          if (!n.is_number_integer() || n.get<std::int64_t>() < (key == "at_least" ? 1 : 0))
+            bad(v,
+                fmt::format("'{}' is an integer >= {}, found {}", key, key == "at_least" ? 1 : 0, n.dump()));
+          else if (key == "at_least")
+            rule.at_least = n.get<std::size_t>();
+          else
+            rule.priority = n.get<int>();
+        } else if (std::find(kKeys.begin(), kKeys.end(), key) != kKeys.end()) {
+          bad(v, fmt::format("'{}' cannot be {}", key, kind_of(v)));
+        } else {
+          std::string hint = closest_match(key, kKeys);
+          bad(kv.first, fmt::format("unknown key '{}'{}", key,
+                                    hint.empty() ? fmt::format(" (valid: {})", fmt::join(kKeys, ", "))
+                                                 : fmt::format(" (did you mean '{}'?)", hint)));
+        }
+      }
+      if (rule.reader.empty() == rule.files.empty()) bad(r, "a rule names either a 'reader' or a 'file'");
+      if ((!rule.fields.empty() || !rule.equals.empty()) && rule.files.empty())
+        bad(r, "'fields' and 'equals' look into the records of a 'file'");
+      if (ok) doc.match.push_back(std::move(rule));
+    }
+  }
+
+  // include: [{path: FILE, vars: {name: value}}, ...] (or just FILE): the components and links of another
+  // file, read with this pipeline's variables and `vars`; paths are relative to the including file.
+  void parse_include(const YAML::Node& root, PipelineDocument& doc) {
+    auto inc = root["include"];
+    if (!inc) return;
+    if (!inc.IsSequence()) {
+      diags_.error(
+          at(file_, inc.Mark()),
+          fmt::format("'include' must be a list of {{path: FILE, vars: {{...}}}}, found {}", kind_of(inc)));
+      return;
+    }
+    for (const auto& e : inc) {
+      const SourceRef where = at(file_, e.Mark());
+      std::string path;
+      PipelineInputs child = inputs_;
+      child.overrides.clear();
+      if (e.IsScalar()) {
+        path = expand(e.Scalar(), e.Mark());
+      } else if (e.IsMap() && e["path"] && e["path"].IsScalar()) {
+        path = expand(e["path"].Scalar(), e["path"].Mark());
+        for (const auto& kv : e) {
+          const std::string key = kv.first.Scalar();
+          if (key == "path") continue;
+          if (key != "vars" || !kv.second.IsMap()) {
+            diags_.error(
+                at(file_, kv.first.Mark()),
+                fmt::format("include: unknown key '{}' (an entry has 'path' and a 'vars' mapping)", key));
+            continue;
+          }
+          for (const auto& v : kv.second)
+            child.variables[v.first.Scalar()] = expand(v.second.Scalar(), v.second.Mark());
+        }
+      } else {
+        diags_.error(where, "an include entry is a file name or {path: FILE, vars: {...}}");
+        continue;
+      }
+      path = resolve_relative(path);
+      auto canonical = [](const std::string& p) {
+        std::error_code ec;
+        auto c = std::filesystem::weakly_canonical(p, ec);
+        return ec ? p : c.string();
+      };
+      std::vector<std::string> stack = include_stack_;
+      stack.push_back(canonical(file_));
+      const std::string resolved = canonical(path);
+      if (std::find(stack.begin(), stack.end(), resolved) != stack.end() || stack.size() > 8) {
+        diags_.error(where, fmt::format("include of '{}' makes a cycle ({} -> {})", path,
+                                        fmt::join(stack, " -> "), path));
+        continue;
+      }
+      std::ifstream in(path);
+      if (!in) {
+        diags_.error(where, fmt::format("include: cannot read '{}': {}", path, std::strerror(errno)));
+        continue;
+      }
+      std::stringstream text;
+      text << in.rdbuf();
+      Parser parser(path, child, diags_);
+      parser.set_included(std::move(stack));
+      auto part = parser.parse(text.str());
+      if (!part) continue;
+      for (auto& c : part->components) {
+        if (const ComponentDecl* first = doc.component(c.id)) {
+          diags_.error(c.where, fmt::format("component '{}' is declared twice (first at {}:{})", c.id,
+                                            first->where.file, first->where.line));
+          continue;
+        }
+        doc.components.push_back(std::move(c));
+      }
+      for (auto& l : part->links) doc.links.push_back(std::move(l));
+    }
+  }
+
   void parse_components(const YAML::Node& root, PipelineDocument& doc) {
     auto comps = root["components"];
     if (!comps) {
@@ -251,22 +455,18 @@ class Parser {
                                kind_of(comps)));
       return;
     }
-    static const std::regex id_re("([a-z][a-z0-9_.]*)/([A-Za-z0-9_.-]+)");
     std::map<std::string, SourceRef> first_seen;
     for (const auto& kv : comps) {
       ComponentDecl c;
-      c.id = kv.first.Scalar();
+      c.id = expand(kv.first.Scalar(), kv.first.Mark());
       c.where = at(file_, kv.first.Mark());
-      std::smatch m;
-      if (!std::regex_match(c.id, m, id_re)) {
+      if (!split_component_id(c.id, c.type, c.name)) {
         diags_.error(c.where,
                      fmt::format("component id '{}' must be 'type/name' (type: [a-z][a-z0-9_.]*, name: "
                                  "letters, digits, '_', '.', '-')",
                                  c.id));
         continue;
       }
-      c.type = m[1];
-      c.name = m[2];
       if (auto it = first_seen.find(c.id); it != first_seen.end()) {
         diags_.error(c.where, fmt::format("component '{}' is declared twice (first at line {})", c.id,
                                           it->second.line));
@@ -314,19 +514,7 @@ class Parser {
       }
       std::string text = expand(l.Scalar(), l.Mark());
       auto arrow = text.find("->");
-      auto endpoint = [&](std::string s, PortRef& out) {
-        auto b = s.find_first_not_of(" \t");
-        auto e = s.find_last_not_of(" \t");
-        s = b == std::string::npos ? "" : s.substr(b, e - b + 1);
-        auto dot = s.rfind('.');
-        auto slash = s.find('/');
-        if (s.empty() || dot == std::string::npos || slash == std::string::npos || dot < slash ||
-            dot + 1 == s.size())
-          return false;
-        out.component = s.substr(0, dot);
-        out.port = s.substr(dot + 1);
-        return true;
-      };
+      auto endpoint = [](std::string_view s, PortRef& out) { return parse_port_ref(s, out); };
       LinkDecl link;
       link.text = text;
       link.where = where;
@@ -340,48 +528,11 @@ class Parser {
     }
   }
 
-  void apply_overrides(PipelineDocument& doc) {
-    for (const auto& o : inputs_.overrides) {
-      SourceRef where{"--set " + o, 0, 0};
-      auto eq = o.find('=');
-      auto dot = eq == std::string::npos ? std::string::npos : o.rfind('.', eq);
-      if (eq == std::string::npos || dot == std::string::npos || dot == 0) {
-        diags_.error(where, "expected --set type/name.option=value");
-        continue;
-      }
-      std::string id = o.substr(0, dot), key = o.substr(dot + 1, eq - dot - 1), raw = o.substr(eq + 1);
-      ComponentDecl* target = nullptr;
-      for (auto& c : doc.components)
-        if (c.id == id) target = &c;
-      if (!target) {
-        std::vector<std::string> ids;
-        for (const auto& c : doc.components) ids.push_back(c.id);
-        std::string hint = closest_match(id, ids);
-        diags_.error(where, fmt::format("no component '{}' in the pipeline{}", id,
-                                        hint.empty() ? "" : fmt::format(" (did you mean '{}'?)", hint)));
-        continue;
-      }
-      nlohmann::json value;
-      try {
-        value = to_json(YAML::Load(raw));
-      } catch (const YAML::Exception&) {
-        value = raw;
-      }
-      OptionDecl d{key, value, where, where};
-      bool replaced = false;
-      for (auto& existing : target->options)
-        if (existing.key == key) {
-          existing.value = value;
-          existing.value_where = where;
-          replaced = true;
-        }
-      if (!replaced) target->options.push_back(std::move(d));
-    }
-  }
-
   std::string file_;
   const PipelineInputs& inputs_;
   Diagnostics& diags_;
+  bool included_ = false;
+  std::vector<std::string> include_stack_;
 };
 
 }  // namespace
@@ -396,6 +547,35 @@ const OptionDecl* ComponentDecl::option(const std::string& key) const {
   for (const auto& d : options)
     if (d.key == key) return &d;
   return nullptr;
+}
+
+bool split_component_id(const std::string& id, std::string& type, std::string& name) {
+  static const std::regex id_re("([a-z][a-z0-9_.]*)/([A-Za-z0-9_.-]+)");
+  std::smatch m;
+  if (!std::regex_match(id, m, id_re)) return false;
+  type = m[1];
+  name = m[2];
+  return true;
+}
+
+bool parse_port_ref(std::string_view text, PortRef& out) {
+  auto b = text.find_first_not_of(" \t");
+  auto e = text.find_last_not_of(" \t");
+  std::string_view s = b == std::string_view::npos ? std::string_view() : text.substr(b, e - b + 1);
+  auto dot = s.rfind('.');
+  auto slash = s.find('/');
+  if (s.empty() || dot == std::string_view::npos || slash == std::string_view::npos || dot < slash ||
+      dot + 1 == s.size())
+    return false;
+  out.component = std::string(s.substr(0, dot));
+  out.port = std::string(s.substr(dot + 1));
+  return true;
+}
+
+void apply_overrides(PipelineDocument& doc, const std::vector<std::string>& overrides, Diagnostics& diags) {
+  PipelineInputs inputs;
+  inputs.overrides = overrides;
+  Parser(doc.file, inputs, diags).apply_overrides(doc);
 }
 
 const ComponentDecl* PipelineDocument::component(const std::string& id) const {

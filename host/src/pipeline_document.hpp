@@ -6,6 +6,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -43,6 +44,25 @@ struct LinkDecl {
   SourceRef where;
 };
 
+/// One rule of a pipeline's `match:` list: when `diagnose --scenario auto` should pick this pipeline for a
+/// run's folder. A rule holds when all of its conditions do; the matching rule of highest priority over
+/// every pipeline wins (docs/pipelines.md, "match").
+struct MatchRule {
+  int priority = 50;
+  /// Files (or folders) under the run's folder, to depth 3, that this reader's sniff() claims best.
+  std::string reader;
+  /// Files under the folder, to depth 3, with one of these names.
+  std::vector<std::string> files;
+  std::size_t at_least = 1;  // how many such files
+  /// With `files`: the first record of one of them (a JSON document, or the first line of JSON lines)
+  /// has one of these top-level fields...
+  std::vector<std::string> fields;
+  /// ...and/or these fields with these values.
+  nlohmann::json equals = nlohmann::json::object();
+  std::string says;  // what the user is told; {count}: the number of files, {file}: the first one's name
+  SourceRef where;
+};
+
 struct PipelineDocument {
   std::string file;
   std::string name;
@@ -54,6 +74,7 @@ struct PipelineDocument {
   std::int64_t idle_interval_ns = 10'000'000;
   bool shared_source_thread = false;  // settings.source_threads: shared (true) or own (false)
   SourceRef components_where;
+  std::vector<MatchRule> match;
 
   const ComponentDecl* component(const std::string& id) const;
 };
@@ -71,6 +92,15 @@ std::optional<PipelineDocument> parse_pipeline_text(const std::string& text, con
                                                     const PipelineInputs& inputs, Diagnostics& diags);
 std::optional<PipelineDocument> parse_pipeline_file(const std::string& path, const PipelineInputs& inputs,
                                                     Diagnostics& diags);
+
+/// Applies `--set type/name.option=value` overrides to a document (YAML values: `3`, `true`, `[a, b]`).
+void apply_overrides(PipelineDocument& doc, const std::vector<std::string>& overrides, Diagnostics& diags);
+
+/// Splits a component id `type/name` (type: [a-z][a-z0-9_.]*, name: letters, digits, '_', '.', '-');
+/// false when it is not of that form.
+bool split_component_id(const std::string& id, std::string& type, std::string& name);
+/// Parses `type/name.port` (surrounding blanks ignored); false when it is not of that form.
+bool parse_port_ref(std::string_view text, PortRef& out);
 
 /// Expands ${name} and ${name:-default}; unknown names are reported through `missing`.
 std::string expand_variables(const std::string& text, const std::map<std::string, std::string>& vars,

@@ -39,11 +39,43 @@ std::string_view delivered_type(const InputPort& in, std::string_view produced) 
   return {};
 }
 
-namespace {}  // namespace
-
-Availability probe_component(const ComponentEntry& entry, const Config& config) {
-  return entry.factory->probe(config);
+std::string_view to_string(ErrorPolicy policy) {
+  switch (policy) {
+    case ErrorPolicy::kDrain:
+      return "drain";
+    case ErrorPolicy::kSkip:
+      return "skip";
+    case ErrorPolicy::kCancel:
+      break;
+  }
+  return "cancel";
 }
+
+std::optional<ErrorPolicy> parse_error_policy(std::string_view text) {
+  if (text == "cancel") return ErrorPolicy::kCancel;
+  if (text == "drain") return ErrorPolicy::kDrain;
+  if (text == "skip") return ErrorPolicy::kSkip;
+  return std::nullopt;
+}
+
+namespace {
+
+// Takes `on_error` out of the declared options (it is the host's, not the plugin's).
+ErrorPolicy take_error_policy(const ComponentDecl& decl, nlohmann::json& options, Diagnostics& diags) {
+  const OptionDecl* o = decl.option(std::string(kOnErrorKey));
+  if (!o) return ErrorPolicy::kCancel;
+  options.erase(std::string(kOnErrorKey));
+  std::optional<ErrorPolicy> policy;
+  if (o->value.is_string()) policy = parse_error_policy(o->value.get<std::string>());
+  if (!policy) {
+    diags.error(o->value_where, fmt::format("{}: {}: expected cancel, drain or skip, found {}", decl.id,
+                                            kOnErrorKey, o->value.dump()));
+    return ErrorPolicy::kCancel;
+  }
+  return *policy;
+}
+
+}  // namespace
 
 std::optional<PipelinePlan> plan_pipeline(const PipelineDocument& doc, const PluginRegistry& registry,
                                           Diagnostics& diags, const PlanOptions& options) {
@@ -68,7 +100,9 @@ std::optional<PipelinePlan> plan_pipeline(const PipelineDocument& doc, const Plu
     }
     const Manifest& m = entry->manifest();
     std::vector<OptionIssue> issues;
-    Config config = resolve_config(m.options, decl.options_json(), issues);
+    nlohmann::json declared_options = decl.options_json();
+    const ErrorPolicy on_error = take_error_policy(decl, declared_options, diags);
+    Config config = resolve_config(m.options, declared_options, issues);
     for (const auto& issue : issues) {
       SourceRef where = decl.where;
       if (const OptionDecl* o = decl.option(issue.key))
@@ -89,7 +123,7 @@ std::optional<PipelinePlan> plan_pipeline(const PipelineDocument& doc, const Plu
       }
       if (options.probe) {
         try {
-          const Availability a = probe_component(*entry, config);
+          const Availability a = entry->factory->probe(config);
           if (!a.available)
             diags.error(decl.where,
                         fmt::format("{}: '{}' cannot run on this machine: {}", decl.id, decl.type, a.reason));
@@ -100,7 +134,7 @@ std::optional<PipelinePlan> plan_pipeline(const PipelineDocument& doc, const Plu
       }
     }
     index[decl.id] = plan.components.size();
-    plan.components.push_back({decl.id, decl.where, entry, std::move(config)});
+    plan.components.push_back({decl.id, decl.where, entry, std::move(config), on_error});
   }
 
   // Links: existence, direction, type, duplicates.

@@ -4,6 +4,7 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "cann_debug/options.hpp"
@@ -13,11 +14,25 @@
 
 namespace cann_debug::host {
 
+/// What the runner does when a call into a component's code throws (the component's `on_error:` key).
+enum class ErrorPolicy {
+  kCancel,  // cancel the run (the default); what sinks already wrote stays written
+  kDrain,   // the component stops; the rest of the graph runs to its end, keeping its partial output
+  kSkip,    // the message that failed is dropped and the component goes on (a source: as kDrain)
+};
+std::string_view to_string(ErrorPolicy policy);
+/// "cancel", "drain" or "skip"; nullopt otherwise.
+std::optional<ErrorPolicy> parse_error_policy(std::string_view text);
+/// The key of a component's options that sets its policy; the host takes it out before the options are
+/// validated against the manifest, so no plugin option may be called this.
+inline constexpr std::string_view kOnErrorKey = "on_error";
+
 struct PlannedComponent {
   std::string id;
   SourceRef where;
   const ComponentEntry* entry = nullptr;
   Config config;
+  ErrorPolicy on_error = ErrorPolicy::kCancel;
   const Manifest& manifest() const { return entry->manifest(); }
 };
 
@@ -45,9 +60,6 @@ struct PlanOptions {
 /// input accepts it, metric.batch/1 for a metric.frame/1 the input does not accept (the host expands the
 /// frame into its points), "" when the link is not possible.
 std::string_view delivered_type(const InputPort& in, std::string_view produced);
-
-/// Whether `entry` can run with `config` (the factory's probe). Exceptions propagate.
-Availability probe_component(const ComponentEntry& entry, const Config& config);
 
 /// Validates in the documented order (types, options, plugin validate, probe, links, cycles), reporting
 /// every problem. Returns a plan only when there is no error.

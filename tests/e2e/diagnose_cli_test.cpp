@@ -56,6 +56,33 @@ TEST_F(DiagnoseCli, HealthySampleIsReportedHealthy) {
   EXPECT_NE(child_->out().find("Verdict:    healthy"), std::string::npos) << child_->out();
 }
 
+// A log damaged part-way (a torn line, as a crashed writer leaves): the readers' `on_error: drain` keeps
+// the steps before the damage, the diagnosis is made of them and the damage is a warning naming the file
+// and line.
+TEST_F(DiagnoseCli, ADamagedLogIsDiagnosedFromWhatWasReadBeforeTheDamage) {
+  const fs::path run_dir = scratch_ / "damaged";
+  fs::create_directories(run_dir);
+  const fs::path sample = kSamples / "training-lr-too-high";
+  fs::copy_file(sample / "config.json", run_dir / "config.json");
+  std::ifstream in(sample / "metrics.jsonl");
+  std::ofstream out(run_dir / "metrics.jsonl");
+  std::string line;
+  int n = 0;
+  while (std::getline(in, line)) {
+    if (++n == 60) out << "{\"step\": 59, \"loss\": 2.3\n";  // torn: no closing brace
+    out << line << '\n';
+  }
+  out.close();
+  ASSERT_GT(n, 60);
+  ASSERT_EQ(run({"diagnose", "--input", run_dir.string(), "--json"}), 0) << child_->err();
+  const json doc = json::parse(child_->out());
+  EXPECT_EQ(doc["scenario"], "training");
+  EXPECT_FALSE(doc["root_causes"].empty());
+  EXPECT_NE(child_->err().find("warning: jsonl/steps: poll failed"), std::string::npos) << child_->err();
+  EXPECT_NE(child_->err().find("metrics.jsonl:60"), std::string::npos) << child_->err();
+  EXPECT_NE(child_->err().find("on_error: drain"), std::string::npos) << child_->err();
+}
+
 TEST_F(DiagnoseCli, UnknownLayoutAsksForTheScenario) {
   std::ofstream(scratch_ / "notes.txt") << "nothing to see\n";
   EXPECT_EQ(run({"diagnose", "--input", scratch_.string()}), 2);

@@ -45,6 +45,32 @@ links:
   EXPECT_LE(node_stats(report, "ticker/slow").emitted, 22u);
 }
 
+// Sources that finish (readers) end the run: the shared thread does not nap "until the next poll" once
+// none is left to poll. No duration: the run must end by itself, well inside the 10 s deadline.
+TEST(SharedSourceThread, EndsWhenEverySourceIsDone) {
+  auto registry = good_registry();
+  host::Diagnostics diags;
+  TempDir dir;
+  host::PipelineInputs inputs;
+  inputs.variables["tmp"] = dir.path().string();
+  auto plan = plan_text(R"(version: 1
+settings: { source_threads: shared }
+components:
+  counter_source/a: { count: 3 }
+  counter_source/b: { count: 5 }
+  collect_sink/out: { path: "${tmp}/out.jsonl" }
+links:
+  - counter_source/a.out -> collect_sink/out.in
+  - counter_source/b.out -> collect_sink/out.in
+)",
+                        *registry, diags, inputs);
+  ASSERT_TRUE(plan) << diags.to_string();
+  const auto report = run_with_deadline(*plan, {}, 5.0);
+  EXPECT_TRUE(report.ok);
+  EXPECT_LT(report.seconds, 2.0);
+  EXPECT_EQ(read_lines(dir.file("out.jsonl")).size(), 9u);  // 3 + 5 and the flush marker
+}
+
 TEST(SharedSourceThread, ASourceWhosePollsBlockGetsAThreadOfItsOwn) {
   // Polls of 30 ms would hold the shared thread for 30 of every 10 ms: ticker/fast would fall to ~33 a
   // second if blocker stayed on it.
