@@ -83,6 +83,18 @@ TEST_F(DiagnoseCli, ADamagedLogIsDiagnosedFromWhatWasReadBeforeTheDamage) {
   EXPECT_NE(child_->err().find("on_error: drain"), std::string::npos) << child_->err();
 }
 
+// Routing asks the readers: Kineto traces named as a launcher names them (no rank<N> in the name, one of
+// them gzipped) are claimed by chrome_trace, so the distributed pipeline's rule holds.
+TEST_F(DiagnoseCli, PerWorkerKinetoTracesAreRoutedToDistributedWhateverTheirNames) {
+  const fs::path traces = fs::path(CANN_DEBUG_SOURCE_DIR) / "tests/data/traces";
+  fs::copy_file(traces / "kineto_small.json", scratch_ / "worker0.pt.trace.json");
+  fs::copy_file(traces / "kineto_small.json.gz", scratch_ / "worker1.pt.trace.json.gz");
+  ASSERT_EQ(run({"diagnose", "--input", scratch_.string(), "--json"}), 0) << child_->err();
+  const json doc = json::parse(child_->out());
+  EXPECT_EQ(doc["scenario"], "distributed");
+  EXPECT_EQ(doc["scenario_from"], "2 profiler traces (one per rank)");
+}
+
 TEST_F(DiagnoseCli, UnknownLayoutAsksForTheScenario) {
   std::ofstream(scratch_ / "notes.txt") << "nothing to see\n";
   EXPECT_EQ(run({"diagnose", "--input", scratch_.string()}), 2);
