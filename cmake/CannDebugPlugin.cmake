@@ -5,8 +5,10 @@
 #
 # The component sources (every source but PACKAGE_SOURCE, default package.cpp, the file with
 # CANN_DEBUG_PACKAGE) are compiled once into the OBJECT library <target>_objects, which the package links
-# and which tests link too (a package whose sources hold no separate package source gets no objects library): `target_link_libraries(my_test PRIVATE <target>_objects)` gives a test the
-# components, the plugin folder's headers and LIBRARIES, without compiling a source twice.
+# and which tests link too (a package whose sources hold no separate package source gets no objects
+# library): `target_link_libraries(my_test PRIVATE <target>_objects)` gives a test the components, the
+# plugin folder's headers and LIBRARIES, without compiling a source twice. A README.md in the plugin's
+# folder is copied beside the package (see below).
 if(NOT DEFINED CANN_DEBUG_PLUGIN_OUTPUT_DIR)
   set(CANN_DEBUG_PLUGIN_OUTPUT_DIR "${CMAKE_BINARY_DIR}/lib/cann-debug/plugins")
 endif()
@@ -62,6 +64,15 @@ function(cann_debug_add_plugin target)
   target_link_options(${target} PRIVATE "LINKER:--no-undefined")
   if(NOT ARG_NO_INSTALL)
     install(TARGETS ${target} LIBRARY DESTINATION ${CANN_DEBUG_PLUGIN_INSTALL_DIR})
+  endif()
+  # The package's README.md travels beside it as cdp_<target>.README.md (build tree and install), where
+  # `cann-debug inspect TYPE --readme` finds it.
+  if(EXISTS "${CMAKE_CURRENT_SOURCE_DIR}/README.md")
+    configure_file("${CMAKE_CURRENT_SOURCE_DIR}/README.md" "${ARG_OUTPUT_DIR}/cdp_${target}.README.md" COPYONLY)
+    if(NOT ARG_NO_INSTALL)
+      install(FILES "${CMAKE_CURRENT_SOURCE_DIR}/README.md" DESTINATION ${CANN_DEBUG_PLUGIN_INSTALL_DIR}
+              RENAME "cdp_${target}.README.md")
+    endif()
   endif()
 endfunction()
 

@@ -7,7 +7,10 @@ cd "$(dirname "$0")/.."
 scripts/install-deps.sh
 dir=build-ci
 # Line tables only (-g1): enough for backtraces, and a third less compile and link time than full -g.
-flags=(-DCANN_DEBUG_WERROR=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O2 -g1 -DNDEBUG")
+# -O1: the tests exercise the same code as at -O2 (and the optimizer's warnings still run) for a quarter
+# less compile time (6 of the heaviest translation units: 57 s at -O1 against 77 s at -O2). The main
+# build (scripts/setup.sh, RelWithDebInfo) stays at -O2.
+flags=(-DCANN_DEBUG_WERROR=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -g1 -DNDEBUG")
 if [ "${1:-}" = "--sanitize" ]; then
   dir=build-asan
   flags=(-DCANN_DEBUG_WERROR=ON -DCANN_DEBUG_SANITIZE=ON -DCMAKE_BUILD_TYPE=Debug "-DCMAKE_CXX_FLAGS_DEBUG=-g1"

@@ -102,7 +102,7 @@ TEST(AscendProfilerDir, SkipModeReportsABadFileAndGoesOn) {
   copy_run(dir);
   const std::string bad = (dir.path() / "run" / kW1 / "ASCEND_PROFILER_OUTPUT" / "op_statistic.csv").string();
   { std::ofstream(bad, std::ios::trunc) << "Device_id,OP Type,Count,Total Time(us)\n0,MatMul,lots,1\n"; }
-  Harness h(ascend_profiler_dir_factory(), {{"path", dir / "run"}, {"on_error", "skip"}});
+  Harness h(ascend_profiler_dir_factory(), {{"path", dir / "run"}, {"bad_file", "skip"}});
   EXPECT_EQ(run(h), "");
   const auto batches = record_batches(h);
   ASSERT_EQ(batches.size(), 7u);
@@ -151,7 +151,7 @@ TEST(AscendProfilerDir, MalformedInputs) {
     EXPECT_THAT(error, ::testing::HasSubstr("a_ascend_pt"));
     EXPECT_THAT(error, ::testing::HasSubstr("b_ascend_pt"));
   }
-  // File-level faults name the file inside the folder, after a partial batch (on_error: fail).
+  // File-level faults name the file inside the folder, after a partial batch (bad_file: fail).
   struct FileFault {
     std::string name;
     std::string file;  // relative to run/

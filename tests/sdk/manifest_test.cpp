@@ -87,6 +87,21 @@ TEST(CheckManifest, RequiredOptionWithADefault) {
               ElementsAre("op_latency.v2: option 'top_k' is required but has a default"));
 }
 
+TEST(CheckManifest, OnErrorIsTheHostsOption) {
+  EXPECT_THAT(problems_with([](Manifest& m) { m.options[0].name = "on_error"; }),
+              ElementsAre("op_latency.v2: option name 'on_error' is reserved for the host's error policy"));
+}
+
+TEST(ManifestStyle, DescriptionsAreOneShortLine) {
+  Manifest m = sound_extractor();
+  EXPECT_THAT(manifest_style_problems(m), IsEmpty());
+  m.description = "First line.\nSecond line.";
+  EXPECT_THAT(manifest_style_problems(m), ElementsAre(HasSubstr("description has several lines")));
+  m.description = std::string(kMaxDescriptionChars + 1, 'x');
+  EXPECT_THAT(manifest_style_problems(m),
+              ElementsAre(HasSubstr("description has 121 characters (at most 120")));
+}
+
 TEST(CheckManifest, DefaultsMustConvertAndBeInRange) {
   EXPECT_THAT(problems_with([](Manifest& m) { m.options[1].default_value = "soon"; }),
               ElementsAre(HasSubstr("default of option 'window': expected a duration")));

@@ -29,21 +29,7 @@ Manifest make_manifest() {
   m.kind = ComponentKind::kAdvisor;
   m.version = "0.1.0";
   m.stability = Stability::kAlpha;
-  m.description =
-      "Turns each diagnosis into executable suggestions from a knowledge base: problem_patterns.json (which "
-      "suggestions answer which root cause, with priorities) and solution_templates.json (title, rationale, "
-      "config patch, code per framework, risk, expected improvement and its source, target metric; "
-      "parameters computed from the run's features, its config.json or the diagnosis, first source that "
-      "exists wins). At end of stream, for each diagnosis received, it emits one advice/1 per root cause "
-      "answered, in confidence order (healthy skipped; at most max_root_causes; below min_confidence only "
-      "the "
-      "most likely one), each with its pattern's suggestions by priority. Suggestion ids are \"<root "
-      "cause>/<template id>\". A healthy diagnosis gets one advice for 'healthy', with the suggestions of a "
-      "'healthy' pattern if the knowledge base has one, else none. "
-      "With a history file (JSONL of {suggestion, root_cause, measured_improvement}) the expected "
-      "improvement "
-      "is the mean measured one (improvement_source \"history\") instead of the prior. Schemas: "
-      "docs/advisors.md.";
+  m.description = "Turns each diagnosis/1 into advice/1: ranked suggestions from a JSON knowledge base.";
   m.inputs = {
       {"diagnosis", {std::string(Diagnosis::type_id)}, true, "what is wrong (a scenario analyzer's output)"},
       {"features",

@@ -33,14 +33,7 @@ Manifest make_manifest(const ScenarioSpec& spec) {
   m.version = "0.1.0";
   m.stability = Stability::kAlpha;
   m.description = fmt::format(
-      "Turns the engine's posterior over the root causes of a {} run, with the run's features and "
-      "discretised evidence, into one diagnosis/1 at end of stream: root causes ranked by posterior "
-      "probability (`healthy` included as an answer, so a clean run is reported healthy with its "
-      "confidence), each with its most probable propagation path, the evidence references (steps, "
-      "operators, ranks, links, windows) of the observed variables on that path and of the evidence that "
-      "raised it most, and an explanation naming those variables' states and the measured feature values "
-      "(descriptions and feature names from `graph`). details: {}.",
-      spec.scenario, spec.what);
+      "Ranks the root causes of a {} run from the engine's posterior into one diagnosis/1.", spec.scenario);
   m.inputs = {
       {"posterior", {std::string(Posterior::type_id)}, true, "the engine's answer (the last one counts)"},
       {"features", {std::string(FeatureSet::type_id)}, false, "the run's features"},

@@ -18,20 +18,7 @@ Manifest make_manifest() {
   m.version = "0.1.0";
   m.stability = Stability::kAlpha;
   m.description =
-      "Exact inference on a discrete Bayesian network (the causal graph: root causes -> mechanisms -> "
-      "symptoms) "
-      "loaded from `graph` (.json or .bif). For each evidence/1 message (hard states and soft likelihoods) "
-      "it "
-      "emits one posterior/1 on 'posterior': the marginal of every variable, the top_k most probable "
-      "non-default states of the root variables (`roots`, default: parentless variables) each with its most "
-      "probable propagation path to an observed symptom, and the evidence ranked by leave-one-out influence "
-      "on "
-      "the top cause (log posterior ratio); and one json/1 on 'stats' with log P(evidence). The junction "
-      "tree "
-      "is compiled once at start from the best of min-fill, min-weight and weighted min-fill elimination "
-      "orders; a graph whose largest clique table would exceed max_clique_entries is refused at start with "
-      "its "
-      "size. Definitions: docs/bayes.md.";
+      "Exact junction-tree inference on a discrete Bayesian network: one posterior/1 per evidence/1.";
   m.inputs = engine_inputs();
   m.outputs = engine_outputs();
   m.options = {graph_option(), roots_option(), top_k_option(), max_clique_option(), explain_option()};

@@ -22,13 +22,7 @@ Manifest make_manifest() {
   m.version = "0.1.0";
   m.stability = Stability::kAlpha;
   m.description =
-      "Approximate inference on a discrete Bayesian network by likelihood weighting (`samples` weighted "
-      "forward samples, deterministic for a given `seed`), for graphs too large for bayes_exact. Same ports "
-      "and "
-      "answers as bayes_exact: one posterior/1 per evidence/1 (marginals, top causes with paths, evidence "
-      "ranking; the explanations re-run the sampler with the same seed) and one json/1 on 'stats' with the "
-      "estimated log P(evidence), the effective sample size and, when compare_exact is on and the graph fits "
-      "within max_clique_entries, max_abs_error_vs_exact: the largest |sampled - exact| over all marginals.";
+      "Likelihood-weighting inference on a discrete Bayesian network: one posterior/1 per evidence/1.";
   m.inputs = engine_inputs();
   m.outputs = engine_outputs();
   m.options = {graph_option(),

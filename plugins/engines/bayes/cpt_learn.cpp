@@ -30,15 +30,7 @@ Manifest make_manifest() {
   m.version = "0.1.0";
   m.stability = Stability::kAlpha;
   m.description =
-      "Learns the conditional probability tables of `graph` from labelled cases: each evidence/1 message is "
-      "one case whose label is hard evidence on `label` (e.g. root_cause=lr_too_high). Counts are soft "
-      "(each observed variable whose parents are all observed adds the product of the normalised "
-      "likelihoods to its table) and smoothed by a Dirichlet prior whose mean is the graph's own table and "
-      "whose weight is `prior_strength` cases per row. At the end of the stream it writes the graph with "
-      "the learnt tables to `output` (JSON, with a `_learned` note: cases, labels, `note`, leave-one-out "
-      "figures) and emits one json/1 on 'stats': cases, label counts, the leave-one-out mean log-likelihood "
-      "of a held-out case, mean log P(label | rest), top-1/top-3 accuracy and the confusion of the "
-      "leave-one-out top-1. Definitions: docs/bayes.md (\"Learning the tables\").";
+      "Learns a causal graph's CPTs from labelled evidence/1 cases (Dirichlet-smoothed soft counts).";
   m.inputs = {{"evidence", {std::string(Evidence::type_id)}, true, "one labelled case per message"}};
   m.outputs = {{"stats", std::string(JsonMessage::type_id), "learning and leave-one-out figures"}};
   m.options = {

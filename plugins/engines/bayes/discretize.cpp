@@ -24,13 +24,7 @@ Manifest make_manifest() {
   m.version = "0.1.0";
   m.stability = Stability::kAlpha;
   m.description =
-      "Maps features to evidence on the variables of a causal graph (`graph`, .json) that carry a "
-      "`discretization` spec: feature name (and optional labels to match), ascending thresholds cutting the "
-      "value into bins, the state of each bin, an optional logistic soft_width that turns the reading into "
-      "soft evidence around the thresholds, and an optional state for non-finite values (else they are "
-      "skipped). For each variable the latest matching feature wins; its evidence references become the "
-      "variable's provenance. emit=on_flush sends the accumulated evidence/1 once at end of stream (if any "
-      "feature set arrived); every_set sends it after each feature set instead.";
+      "Turns features into evidence/1 through the discretization specs of a causal graph's variables.";
   m.inputs = {{"features", {std::string(FeatureSet::type_id)}, true, "features to discretise"}};
   m.outputs = {{"evidence", std::string(Evidence::type_id), "observations of the graph's variables"}};
   m.options = {bayes_detail::graph_option(),

@@ -23,13 +23,7 @@ Manifest make_manifest() {
   m.version = "0.1.0";
   m.stability = Stability::kAlpha;
   m.description =
-      "Emits one evidence/1 message built from its options, then ends: `hard` maps variables to observed "
-      "states, `soft` maps variables to {state: likelihood} (unlisted states get likelihood 0). Used to run "
-      "one query through a bayes engine, e.g. `cann-debug run query.yaml --set "
-      "evidence_source/q.hard={...}`. With `path` it instead replays a JSON-lines file of evidence/1 "
-      "objects ({\"hard\": {...}, \"soft\": {...}, \"provenance\": {...}}), one message per line in file "
-      "order (e.g. the labelled cases `cann-debug kb learn` collects); a bad line stops it with "
-      "'<path>:<line>: ...' after the lines before it were sent.";
+      "Emits one evidence/1 built from its options, or replays a JSON-lines file of evidence/1 objects.";
   m.outputs = {{"evidence", std::string(Evidence::type_id), "the one evidence message"}};
   m.options = {{.name = "hard",
                 .type = OptionType::kMap,

@@ -23,25 +23,7 @@ Manifest make_manifest() {
   m.kind = ComponentKind::kExtractor;
   m.version = "0.1.0";
   m.stability = Stability::kAlpha;
-  m.description =
-      "Joins two streams, 'a' and 'b' (record.batch/1, metric.batch/1 or event.batch/1; both optional), and "
-      "emits json/1 rows on 'joined'. mode auto joins by step id once both inputs have carried step ids, "
-      "else by "
-      "time window (a training log with steps and host metrics without them meet in windows); mode step and "
-      "mode time force one key. By step, a step's row goes out once both inputs have data for it and both "
-      "have "
-      "moved past it; by time, windows [k*window, (k+1)*window) go out once an item `lateness` past their "
-      "end "
-      "was seen. Each row: {kind: step|window, step | start_ns/end_ns, complete, a: {...}, b: {...}, "
-      "evicted_so_far} "
-      "where a side is {items, first_ns, last_ns, records: [fields, at most max_records_per_key], "
-      "records_dropped, metrics: {\"name{labels}\": {unit, count, mean, min, max, last}}, events: {name: "
-      "{count, "
-      "total_duration_ns}}}. Memory is bounded: a step more than max_pending_steps behind the newest step "
-      "(a window beyond max_pending_steps held windows, or past lateness) is closed: joined when both inputs "
-      "have it, else evicted and counted; later items for it count as late. At flush every key still held is "
-      "emitted (complete=false when an input is missing), then {kind: summary, joined, incomplete_at_flush, "
-      "evicted, evicted_keys, late, unkeyed, ...}.";
+  m.description = "Joins two record, metric or event streams by step id or time window into json/1 rows.";
   m.inputs = {{"a", accepted, false, "first stream"}, {"b", accepted, false, "second stream"}};
   m.outputs = {
       {"joined", std::string(JsonMessage::type_id), "one row per joined step or window, then a summary"}};

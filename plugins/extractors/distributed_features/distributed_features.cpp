@@ -32,23 +32,7 @@ Manifest make_manifest() {
   m.version = "0.1.0";
   m.stability = Stability::kAlpha;
   m.description =
-      "Features of a data-parallel training run (docs/features-distributed.md). From each rank's profiler "
-      "trace (events, rank from the event key): per ProfilerStep#N the split into data_loading, forward, "
-      "backward (and its autograd compute), optimizer_step, collective work (gloo:/nccl:/hccl: spans on any "
-      "thread), exposed collective time (outside forward/backward/optimizer_step), c10d:: collective calls "
-      "and time outside the model; on ranks whose trace holds GPU kernels (Kineto, category 'kernel') the "
-      "collective figures come from the device timeline instead (HTA's definitions): NCCL kernel time, its "
-      "part not overlapped by compute kernels, NCCL kernels per step, GPU idle time as the time outside the "
-      "model, compute kernel time as the rank's compute; a file delivered by two readers counts once; "
-      "medians per rank, then cross-rank skews (outside-model time, data "
-      "loading, forward and compute imbalance, collective wait skew and the late rank), slow-rank votes "
-      "and Dixon's Q. From the per-rank step log (records with rank and batch_size): batch size per rank "
-      "and its imbalance. From records of the ascend_communication reader (Ascend cluster profiles): "
-      "slowest link bandwidth against its peers, large-packet ratio, wait-time-ratio spread and the rank "
-      "the others waited for. From the config (json/1, optional): param_bytes for mean message size and "
-      "allreduce bus bandwidth (extra evidence only). At flush: one feature.set/1 per traced rank (scope "
-      "'rank', label rank=N), then one for the run (scope 'run'). Features whose inputs are absent are "
-      "left out.";
+      "Features of a data-parallel training run (step split, communication, rank skews) as feature.set/1.";
   m.inputs = {
       {"records",
        {std::string(RecordBatch::type_id)},
@@ -66,7 +50,7 @@ Manifest make_manifest() {
       "distributed_features/main: {}\n"
       "# links: chrome_trace/ranks.events -> distributed_features/main.events\n"
       "#        jsonl/steps.records      -> distributed_features/main.records\n"
-      "#        json_file/config.document -> distributed_features/main.config\n";
+      "#        run_config/config.config -> distributed_features/main.config\n";
   return m;
 }
 

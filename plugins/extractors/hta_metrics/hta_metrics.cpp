@@ -20,20 +20,7 @@ Manifest make_manifest() {
   m.version = "0.1.0";
   m.stability = Stability::kAlpha;
   m.description =
-      "Computes Holistic Trace Analysis' metrics from Kineto trace events (event.batch/1, e.g. from "
-      "chrome_trace), per rank, at end of stream, with HTA's formulas and rounding (float us: ts "
-      "ceil, end floor): temporal breakdown (idle_time, compute_time, non_compute_time, kernel_time "
-      "in us and *_pctg), comp_comm_overlap_pctg, kernel-type breakdown "
-      "(kernel_type_breakdown.sum/.percentage for COMPUTATION, COMMUNICATION, MEMORY and their "
-      "overlaps), idle time per stream (idle_time_breakdown.idle_time/.idle_time_ratio/.intervals "
-      "for host_wait, kernel_wait, other), CUDA kernel launch statistics "
-      "(cuda_kernel_launch_stats.*) and, across ranks, potential stragglers (straggler.votes, "
-      "straggler.is_potential). Every feature has the label 'rank' and evidence (rank, GPU window "
-      "and steps, top kernels). Like HTA, events from the start of the last ProfilerStep on are "
-      "dropped when the job has two or more ProfilerStep names, unless include_last_profiler_step "
-      "(default true, unlike HTA). Where HTA asserts (negative non-compute time) the value is "
-      "clamped to 0, labelled clamped=non_compute_time and reported in non_compute_time_clamped. "
-      "Events without a rank count as rank 0.";
+      "Holistic Trace Analysis (HTA) metrics of Kineto trace events, per rank, with HTA's formulas.";
   m.inputs = {
       {"events", {std::string(EventBatch::type_id)}, true, "Kineto trace events of one or more ranks"}};
   m.outputs = {{"features", std::string(FeatureSet::type_id), "one set per rank, then one 'job' set"}};

@@ -32,16 +32,7 @@ Manifest make_manifest() {
   m.version = "0.1.0";
   m.stability = Stability::kAlpha;
   m.description =
-      "Features of one online-inference (model serving) run, emitted once at end of stream on 'features' "
-      "(feature.set/1, scope \"run\"): latency p50/p95/p99, tail ratio, spikes and where they sit, the "
-      "first requests against the steady state (cold start), latency growth, batch sizes, the queue each "
-      "request found, offered vs served load (from 'records': one record per request with latency_ms, time, "
-      "batch_size, request_id); preprocess / model / postprocess time and shares per served batch, aten "
-      "operators and batch norms per model call, the top operator's share and the gaps between operators "
-      "(from 'events': a serving trace with ProfilerStep#N spans and preprocess/forward/postprocess ranges); "
-      "CPU utilisation, runnable threads per core, threads of the server per core (from 'metrics': host "
-      "metrics); config.* facts (from 'config': a json_file document). Every input is optional; a feature "
-      "its inputs do not support is absent. See docs/features-inference.md.";
+      "Features of one model-serving run: latency, queueing, load, batch time split, operators, CPU.";
   m.inputs = {
       {"records", {std::string(RecordBatch::type_id)}, false, "request log (metrics.jsonl via jsonl)"},
       {"metrics", {std::string(MetricBatch::type_id)}, false, "host metrics (host_metrics or procfs)"},

@@ -34,21 +34,7 @@ Manifest make_manifest() {
   m.version = "0.1.0";
   m.stability = Stability::kAlpha;
   m.description =
-      "Keeps a rolling window of the last `window` finite values of every numeric series and describes it "
-      "with features on port 'features' (feature.set/1). Series: each numeric top-level field of records "
-      "(correlation fields time, timestamp, timestamp_ns, step, step_id, epoch, rank, device, request_id, "
-      "node, node_id, host excluded; records with a rank form one series per rank, label rank=N), and each "
-      "metric name + labels. The strings \"nan\", \"inf\", \"-inf\" (and a non-finite metric value) count as "
-      "non-finite and stay out of the window. Features per series <s>: <s>.mean, <s>.std (sample, n-1; 0 "
-      "below two values), <s>.median, <s>.mad (median absolute deviation), <s>.robust_z (of the latest "
-      "value: (x - median) / (1.4826 * MAD) over the window holding it; 0 when MAD = 0 and x = median, "
-      "+-1e6 when MAD = 0 and x != median; always capped at +-1e6), <s>.max_abs_robust_z (largest |robust z| "
-      "over the stream, evidence at the step or time where it occurred), <s>.count (finite values seen) and "
-      "<s>.nonfinite_count. mean/std/median/mad carry the metric's unit (\"\" for records), robust z values "
-      "\"\", counts \"count\"; labels are the series' labels. Window features carry a 'window' evidence "
-      "reference (steps and times of the window). emit=on_flush sends one set (scope \"run\") at end of "
-      "stream; every_batch also sends, after each input batch, the series that batch changed (scope "
-      "\"batch\").";
+      "Rolling mean, std, median, MAD and robust z-score of every numeric record field and metric series.";
   m.inputs = {
       {"records", {std::string(RecordBatch::type_id)}, false, "rows of a log (e.g. from jsonl)"},
       {"metrics", {std::string(MetricBatch::type_id)}, false, "metric samples (e.g. from procfs)"},

@@ -31,18 +31,7 @@ Manifest make_manifest() {
   m.kind = ComponentKind::kExtractor;
   m.version = "0.1.0";
   m.stability = Stability::kAlpha;
-  m.description =
-      "Describes one training run with features on port 'features' (one feature.set/1, scope \"run\", at end "
-      "of stream): loss trend, spikes, non-finite values, step-to-step noise, oscillation and periodicity "
-      "against the epoch length (loss.*); total gradient norm distribution, spikes, clipping share and how "
-      "far "
-      "above the threshold (grad_norm.*); first/last layer gradient ratio and per-layer norms (grad.*); "
-      "learning-rate context (lr.*). Reads per-step records (step, time, epoch, loss, grad_norm, lr, "
-      "clip_threshold, layer_grad_norms; non-finite numbers as \"nan\"/\"inf\" strings) or epoch-level "
-      "records (loss only: then only loss features exist). Records with a rank other than 0 are ignored. "
-      "config (json/1, e.g. config.json via json_file) supplies steps_per_epoch, batch_size, clip_threshold "
-      "and lr only when the records lack them. A feature that cannot be computed is absent. Definitions: "
-      "docs/features-training.md.";
+  m.description = "Features of one training run: loss, gradient norm, clipping, layers, learning rate.";
   m.inputs = {
       {"records",
        {std::string(RecordBatch::type_id)},
@@ -60,7 +49,7 @@ Manifest make_manifest() {
   m.sample_yaml =
       "training_features/train: {}\n"
       "# links: jsonl/log.records -> training_features/train.records\n"
-      "#        json_file/config.document -> training_features/train.config\n";
+      "#        run_config/config.config -> training_features/train.config\n";
   return m;
 }
 

@@ -15,19 +15,7 @@ readers::ReaderSpec make_spec() {
   m.version = "0.1.0";
   m.stability = Stability::kAlpha;
   m.description =
-      "Reads CSV series sampled from npu-smi and hccn_tool by monitoring scripts: "
-      "'time,dev_id,power,freq,temp' "
-      "(npu.power watts, npu.aicore.frequency hertz from MHz, npu.temperature celsius) and "
-      "'timestamp,npu_index,"
-      "report_time,host_ip,<hccn_tool -stat counters>' (roce.port.<counter>: cumulative count, bytes for "
-      "*_oct_*; pfc per priority as roce.port.pfc_sent_by_priority with label priority). time/timestamp are "
-      "Unix seconds (exact to the ns), dev_id/npu_index set the device key and label, host_ip the node "
-      "unless "
-      "it is the placeholder 'host_ip', report_time (minute-resolution local time) is ignored; other columns "
-      "become npu.<column> with an empty unit. Counters written in scientific notation (8.07084E+13, "
-      "rounded by a spreadsheet) are read as they are. Emits metric.batch/1 on 'metrics', label source_name "
-      "= "
-      "the column. A bad row stops the reader after the points before it.";
+      "Reads CSV series sampled from npu-smi / hccn_tool by monitoring scripts as NPU and RoCE port metrics";
   m.outputs = {{"metrics", std::string(MetricBatch::type_id), "points of every row, in file order"}};
   m.options = {readers::path_option("the CSV series to read"), readers::batch_size_option(),
                readers::max_line_bytes_option(), readers::node_option()};

@@ -92,28 +92,7 @@ readers::ReaderSpec make_spec() {
   m.version = "0.1.0";
   m.stability = Stability::kAlpha;
   m.description =
-      "Reads a saved console capture of npu-smi and hccn_tool (command lines followed by their output, as "
-      "fault-diagnosis scripts save them; or a bare `npu-smi info` table / `info watch` rows) and emits "
-      "metric.batch/1 on 'metrics' with our names and units, the vendor's name in the label source_name: "
-      "from "
-      "`npu-smi info` npu.power (watts), npu.temperature (celsius), npu.health (state: OK 0, Warning 1, "
-      "Alarm 2, "
-      "Critical 3), npu.aicore.utilization (ratio), npu.memory.used/capacity and npu.hbm.used/capacity "
-      "(bytes), "
-      "npu.ddr.hugepages_used/total, npu.process.memory.used; from `info -t usages|common|...` "
-      "npu.*.utilization "
-      "(ratio), npu.ddr/hbm.capacity (bytes), npu.aicore.frequency / rated_frequency (hertz), ...; from "
-      "`info "
-      "watch` the same per row (label sample); from hccn_tool -stat roce.port.<counter> (cumulative count, "
-      "bytes for *_oct_*), -bandwidth roce.port.tx/rx_bandwidth (bytes/s), -link roce.port.link_up, "
-      "-link_stat "
-      "roce.port.link_up_count, -net_health roce.port.net_health, -optical roce.optical.* (celsius, volts, "
-      "watts, amperes, dB). Labels device (-i N or the NPU id), chip, port, node. Timestamps from "
-      "'Datetime:' "
-      "lines (local time utc_offset ahead of UTC); none before the first. A malformed line of a recognised "
-      "section stops the reader with '<path>:<line>: <what was expected> (line starts at byte offset N)' "
-      "after "
-      "the points read before it; a file without any npu-smi or hccn_tool output is an error.";
+      "Reads saved npu-smi / hccn_tool console output as NPU and RoCE port metrics in our names and units";
   m.outputs = {{"metrics", std::string(MetricBatch::type_id), "points in capture order"}};
   m.options = {readers::path_option("the capture (text file) to read"),
                readers::batch_size_option(),

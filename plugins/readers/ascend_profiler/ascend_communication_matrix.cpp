@@ -17,18 +17,7 @@ readers::ReaderSpec make_spec() {
   m.version = "0.1.0";
   m.stability = Stability::kAlpha;
   m.description =
-      "Reads an Ascend profiler communication_matrix.json "
-      "(step<N>/collective|p2p/<optype>-top1|middle|bottom1|"
-      "total@<group>/<src>-<dst>) or a cluster_communication_matrix.json. Emits one record per (step, op, "
-      "link) "
-      "on 'records' (step, comm_kind, op, op_type, selection, group, link, src_rank, dst_rank, "
-      "transport_type, "
-      "transit_size_bytes, transit_time_ns, bandwidth_bytes_per_s, op_name) and on 'metrics' "
-      "comm.link.bandwidth (bytes/s), comm.link.transit_size (bytes), comm.link.transit_time (ns) with "
-      "labels "
-      "rank (= source rank), src_rank, dst_rank, link, transport, op, selection, group, step, source_name. "
-      "Sizes MB = 10^6 bytes, times ms, bandwidth GB/s = 10^9 bytes/s in the file. The -total selection "
-      "repeats links the others show: filter on the selection label before summing.";
+      "Reads an Ascend (cluster_)communication_matrix.json: records and bandwidth/size/time metrics per link";
   m.outputs = {{"records", std::string(RecordBatch::type_id), "one record per (step, op, link)"},
                {"metrics", std::string(MetricBatch::type_id), "per-link bandwidth, size and time"}};
   m.options = {

@@ -16,20 +16,7 @@ readers::ReaderSpec make_spec() {
   m.version = "0.1.0";
   m.stability = Stability::kAlpha;
   m.description =
-      "Reads an Ascend PyTorch profiler kernel_details.csv (ASCEND_PROFILER_OUTPUT/, one row per device "
-      "task) "
-      "and emits one record per row on 'records' (record.batch/1). Fields are the columns in snake_case "
-      "('Start Time(us)' -> start_time_us; 'Block Dim' and 'Block Num' -> block_num; 'Step Id' and 'Step ID' "
-      "-> "
-      "step_id), typed: numbers as numbers, N/A and empty cells as null, 4294967295 in id columns (Model ID, "
-      "Task ID, Stream ID, ...) as null, shapes without their literal quotes (\"4,1025;2;2\"). Added: "
-      "start_ns "
-      "and duration_ns, exact integers from the decimal text (Start Time(us) is absolute epoch "
-      "microseconds). "
-      "Keys: timestamp = start, step_id, device (Device_id), rank (option). A bad row stops the reader: the "
-      "rows "
-      "before it are emitted with partial=true and error='<path>:<line>: <what was expected> (line starts at "
-      "byte offset N)', then the component fails with that message.";
+      "Reads an Ascend profiler kernel_details.csv: one typed record per device task, with exact start_ns";
   m.outputs = {{"records", std::string(RecordBatch::type_id), "one record per device task, in file order"}};
   m.options = {readers::path_option("the kernel_details.csv to read"), readers::batch_size_option(),
                readers::max_line_bytes_option(), readers::rank_option(), readers::node_option()};

@@ -15,12 +15,7 @@ readers::ReaderSpec make_spec() {
   m.kind = ComponentKind::kReader;
   m.version = "0.1.0";
   m.stability = Stability::kAlpha;
-  m.description =
-      "Reads an Ascend profiler op_statistic.csv (per operator type: OP Type, Core Type, Count, "
-      "Total/Avg/Min/"
-      "Max Time(us), Ratio(%)) and emits one record per row on 'records' (record.batch/1): columns in "
-      "snake_case (Ratio(%) -> ratio_pct), typed, N/A as null, plus total_time_ns (exact). Keys: device "
-      "(Device_id), rank (option). Bad rows stop the reader after a partial batch, as in every file reader.";
+  m.description = "Reads an Ascend profiler op_statistic.csv: one typed record per operator type";
   m.outputs = {{"records", std::string(RecordBatch::type_id), "one record per operator type"}};
   m.options = {readers::path_option("the op_statistic.csv to read"), readers::batch_size_option(),
                readers::max_line_bytes_option(), readers::rank_option(), readers::node_option()};

@@ -23,7 +23,7 @@ class DirSource final : public readers::ItemSource {
   DirSource(const readers::ReaderContext& ctx)
       : host_(ctx.host),
         options_(ascend::file_options(ctx.config)),
-        skip_(ctx.config.str("on_error") == "skip") {
+        skip_(ctx.config.str("bad_file") == "skip") {
     std::set<std::string> wanted;
     for (const auto& k : ctx.config.strings("files")) wanted.insert(k);
     for (auto& f : ascend::find_profiler_files(ctx.path, static_cast<int>(ctx.config.integer("max_depth"))))
@@ -83,19 +83,7 @@ readers::ReaderSpec make_spec() {
   m.version = "0.1.0";
   m.stability = Stability::kAlpha;
   m.description =
-      "Reads every Ascend profiler file of a run's folder: per rank, *_ascend_pt (or *_ascend_ms)/"
-      "ASCEND_PROFILER_OUTPUT/{step_trace_time.csv, kernel_details.csv, op_statistic.csv, "
-      "communication.json, "
-      "communication_matrix.json}, the rank taken from profiler_info_{rank}.json (or its rank_id, or rank<N> "
-      "in "
-      "the folder name), and cluster_analysis_output/{cluster_step_trace_time.csv, "
-      "cluster_communication.json, "
-      "cluster_communication_matrix.json}. Emits what the single-file readers (ascend_step_trace, "
-      "ascend_kernel_details, ascend_op_statistic, ascend_communication, ascend_communication_matrix) emit, "
-      "with the rank key set; each batch comes from one file (its source_path). Files are read rank by rank, "
-      "cluster files last; PROF_* raw data folders are not searched. Two folders claiming one rank, or a "
-      "folder without any profiler file, fail at start. A bad file stops the reader (on_error: fail) or is "
-      "reported in a partial batch and skipped (on_error: skip).";
+      "Reads every Ascend profiler file of a run's folder (all ranks and cluster analysis), rank per file";
   m.outputs = {{"records", std::string(RecordBatch::type_id), "records of every file, one file per batch"},
                {"metrics", std::string(MetricBatch::type_id), "metric points of every file"}};
   m.options = {
@@ -104,7 +92,7 @@ readers::ReaderSpec make_spec() {
       readers::max_line_bytes_option(),
       readers::max_file_bytes_option(),
       readers::node_option(),
-      {.name = "on_error",
+      {.name = "bad_file",
        .type = OptionType::kEnum,
        .description =
            "what a bad file does: fail (stop the reader) or skip (report it in a partial batch, go on)",
@@ -127,7 +115,7 @@ readers::ReaderSpec make_spec() {
       "ascend_profiler_dir/run:\n"
       "  path: \"${input}\"          # holds *_ascend_pt/ and cluster_analysis_output/\n"
       "  files: [step_trace_time, communication]\n"
-      "  on_error: skip\n";
+      "  bad_file: skip\n";
   readers::ReaderSpec spec;
   spec.manifest = std::move(m);
   spec.open = [](const readers::ReaderContext& ctx) -> std::unique_ptr<readers::ItemSource> {

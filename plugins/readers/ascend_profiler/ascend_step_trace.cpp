@@ -16,17 +16,7 @@ readers::ReaderSpec make_spec() {
   m.version = "0.1.0";
   m.stability = Stability::kAlpha;
   m.description =
-      "Reads an Ascend profiler step_trace_time.csv (per rank: Device_id, Step, Computing, Communication(Not "
-      "Overlapped), Overlapped, Communication, Free, Stage, Bubble, Communication(Not Overlapped and Exclude "
-      "Receive), Preparing; microseconds) or an msprof-analyze cluster_step_trace_time.csv (Step, Type rank|"
-      "stage, Index, the same times, DP/PP/TP Index). Emits one record per row on 'records' and, on "
-      "'metrics', "
-      "one point per time column in ns: step.computing_time, step.communication_not_overlapped_time, "
-      "step.overlapped_time, step.communication_time, step.free_time, step.stage_time, step.bubble_time, "
-      "step.communication_not_overlapped_exclude_receive_time, step.preparing_time; labels rank (Type rank: "
-      "Index; else the rank option), stage (Type stage: the rank tuple), device, type, dp_index/pp_index/"
-      "tp_index, source_name (the original column). Keys: step_id (empty Step = none), rank, device. No "
-      "timestamps (the file has none).";
+      "Reads an Ascend (cluster_)step_trace_time.csv: a record per row and step time components in ns";
   m.outputs = {{"records", std::string(RecordBatch::type_id), "one record per row"},
                {"metrics", std::string(MetricBatch::type_id), "step time components per rank (ns)"}};
   m.options = {readers::path_option("the step_trace_time.csv or cluster_step_trace_time.csv to read"),

@@ -35,28 +35,7 @@ Manifest make_manifest() {
   m.version = "0.1.0";
   m.stability = Stability::kAlpha;
   m.description =
-      "Reads a Chrome trace JSON file, plain or gzip-compressed (detected from the magic bytes): "
-      "torch.profiler / Kineto traces ({\"traceEvents\": [...], \"baseTimeNanoseconds\", "
-      "\"distributedInfo\", ...}), the Ascend PyTorch profiler's trace_view.json (a bare array, ts "
-      "as strings of epoch microseconds) and PyTorch's legacy exporter (a bare array, integer "
-      "microseconds from the profiler's start). Emits event.batch/1 on port 'events', batch_size "
-      "events per batch, streaming: memory holds one batch and a 256 KiB window of the file (more "
-      "only for a larger single event), never the whole file. Times become ns exactly (from the "
-      "decimal text, no float rounding): Kineto ts + baseTimeNanoseconds, or ts * 1000 without a "
-      "base (clock 'epoch' when the values are epoch microseconds, else 'relative'). The first "
-      "event is a 'trace_info' metadata event (phase 'M', category 'cann_debug.metadata') with the "
-      "format, clock, rank and the file's top-level members. Keys: rank (option, else "
-      "distributedInfo.rank, else 'rank<N>' in the file name), step_id for events inside a "
-      "ProfilerStep#N span (CPU events: spans of their own process; device events: by their start), "
-      "device from args.device; device events (args.stream or args[\"Stream Id\"]) have the stream "
-      "as tid. String pids/tids become 2^40 + k, the original kept in args._trace. A malformed file "
-      "(truncated, wrong types, non-finite numbers, negative dur, nesting deeper than 128, an event "
-      "over max_event_bytes, binary data) stops the reader: the events before the fault are emitted "
-      "first, then it fails with '<path>: byte <offset>: expected ...'. `path` may be a glob pattern "
-      "(e.g. \"${input}/rank*.trace.json\"): the matching files are read one after the other in natural "
-      "sort order (rank2 before rank10), each with its own trace_info event and rank (distributedInfo.rank, "
-      "else 'rank<N>' in the file name, else the rank option); a pattern matching no file is an error "
-      "naming the pattern. See docs/traces.md.";
+      "Streams Chrome trace JSON (Kineto, Ascend trace_view.json, legacy PyTorch; plain or gzip) as events";
   m.outputs = {{"events", std::string(EventBatch::type_id), "trace events in file order, trace_info first"}};
   m.options = {
       {.name = "path",

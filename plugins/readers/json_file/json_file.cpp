@@ -17,13 +17,7 @@ Manifest make_manifest() {
   m.kind = ComponentKind::kReader;
   m.version = "0.1.0";
   m.stability = Stability::kAlpha;
-  m.description =
-      "Reads one JSON document (e.g. a run's config.json) and emits it as a single json/1 message on port "
-      "'document' whose value is {\"path\": <file>, \"document\": <the parsed JSON>}. Bare NaN/Infinity "
-      "tokens (Python's json default) are read as the strings \"nan\"/\"inf\"/\"-inf\". A document that is "
-      "not JSON fails the component with '<path>:<line>: expected valid JSON, got ... (at byte offset N)'. "
-      "With optional: true a missing file yields no message instead of an error (a run's config is often "
-      "absent); an empty file yields no message.";
+  m.description = "Reads one JSON document and emits it once as json/1 {path, document}";
   m.outputs = {{"document", std::string(JsonMessage::type_id), "the whole document, once"}};
   m.options = one_document_options("the JSON file to read");
   m.concurrency = Concurrency::serial();

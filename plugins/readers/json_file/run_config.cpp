@@ -18,11 +18,7 @@ Manifest make_manifest() {
   m.version = "0.1.0";
   m.stability = Stability::kAlpha;
   m.description =
-      "Reads a run's configuration (a JSON object such as a run folder's config.json: lr, batch_size, "
-      "optimizer, clip_threshold, world_size, ...) and emits it once as run_config/1 on port 'config'. A "
-      "file that is not JSON fails with '<path>:<line>: expected valid JSON ... (at byte offset N)'; a JSON "
-      "value that is not an object fails with '<path>: expected a JSON object with the run's settings'. "
-      "With optional: true a missing file emits nothing (a run's config is often absent).";
+      "Reads a run's configuration (a JSON object such as config.json) and emits it once as run_config/1";
   m.outputs = {{"config", std::string(RunConfiguration::type_id), "the run's settings, once"}};
   m.options = one_document_options("the configuration file");
   m.concurrency = Concurrency::serial();

@@ -34,18 +34,7 @@ Manifest make_manifest() {
   m.kind = ComponentKind::kReader;
   m.version = "0.1.0";
   m.stability = Stability::kAlpha;
-  m.description =
-      "Reads a JSON-lines file (one JSON object per line, e.g. a training log's metrics.jsonl) and emits its "
-      "rows as record.batch/1 on port 'records', up to batch_size rows per batch. Every field of a row is "
-      "kept as it is (unknown fields too; non-finite numbers written as the strings \"nan\", \"inf\", "
-      "\"-inf\" stay strings). Correlation keys are filled from the fields that exist: timestamp from "
-      "'timestamp_ns' (integer ns) or 'time'/'timestamp' (float Unix seconds), step from 'step'/'step_id', "
-      "'request_id' (string or number), 'rank', 'device', node from 'node'/'node_id'/'host'. Blank lines "
-      "are skipped. The reader stops at the first bad line (not a JSON object, invalid or truncated JSON, "
-      "nesting deeper than 512, longer than max_line_bytes): the rows read before it are emitted first in "
-      "a final batch with partial=true and error='<path>:<line>: <what was expected> (line starts at byte "
-      "offset N)', so nothing already read is lost, and then the component fails with the same message. A "
-      "missing file fails at start; an empty file gives no records.";
+  m.description = "Reads a JSON-lines file: one record per line, correlation keys from known fields";
   m.outputs = {{"records", std::string(RecordBatch::type_id), "rows of the file, in file order"}};
   m.options = {
       {.name = "path",

@@ -132,20 +132,7 @@ readers::ReaderSpec make_spec() {
   m.version = "0.1.0";
   m.stability = Stability::kAlpha;
   m.description =
-      "Reads a Prometheus text exposition file (e.g. npu-exporter's /metrics saved with curl; # HELP / # "
-      "TYPE "
-      "lines, OpenMetrics # UNIT and # EOF understood) and emits one point per sample on 'metrics' "
-      "(metric.batch/1): the metric name and labels as written (escapes \\\\, \\\" and \\n decoded), the "
-      "value "
-      "(NaN, +Inf, -Inf kept), the timestamp from integer milliseconds (ns), or missing_timestamp for "
-      "samples "
-      "without one. The unit comes from # UNIT or the name's suffix (_bytes, _seconds, _total/_count/_bucket "
-      "-> "
-      "count, _ratio, _celsius, _watts, ...), else \"\". A device label (or npu-exporter's id on npu_* "
-      "metrics) "
-      "sets the device key, a rank label the rank key. A malformed line stops the reader with "
-      "'<path>:<line>: "
-      "<what was expected> at column C (line starts at byte offset N)' after the points before it.";
+      "Reads a Prometheus text exposition file (e.g. saved npu-exporter /metrics): a point per sample";
   m.outputs = {{"metrics", std::string(MetricBatch::type_id), "one point per sample, in file order"}};
   m.options = {readers::path_option("the exposition file to read"),
                readers::batch_size_option(),

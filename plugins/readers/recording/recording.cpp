@@ -23,17 +23,7 @@ Manifest make_manifest() {
   m.version = "0.1.0";
   m.stability = Stability::kAlpha;
   m.description =
-      "Reads a recording made by `cann-debug collect` (.cdr, docs/recording-format.md) and emits its samples "
-      "as metric.batch/1 on port 'metrics', one batch per chunk in time order, with the names, units, labels "
-      "and keys they were recorded with, so an analysis runs on a recording as on live data. Stretches that "
-      "`collect --compress` downsampled come out as one point per summary (summaries: mean = the mean at the "
-      "middle of the stretch; min_max = the minimum at its start and the maximum at its end; skip = none). "
-      "After the samples, one record on port 'records' describes the recording (field 'recording': header "
-      "metadata, chunks, series, samples kept and summarised, retained share, bytes per sample). A file "
-      "whose "
-      "writer was killed has no index: it is read up to its last complete chunk and the record says where "
-      "reading stopped; with summary_only, only that record (from the index of a closed file). A damaged "
-      "chunk of a closed file is an error naming its byte offset.";
+      "Replays a .cdr recording of `cann-debug collect` as metric.batch/1, plus one record describing it";
   m.outputs = {{"metrics", std::string(MetricBatch::type_id), "the recorded samples, one batch per chunk"},
                {"records", std::string(RecordBatch::type_id), "one record describing the recording"}};
   m.options = {

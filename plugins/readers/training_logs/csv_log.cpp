@@ -149,19 +149,7 @@ readers::ReaderSpec make_spec() {
   m.version = "0.1.0";
   m.stability = Stability::kAlpha;
   m.description =
-      "Reads a training log written as CSV with a header (Keras CSVLogger's log.csv: epoch, loss, accuracy, "
-      "val_loss, val_accuracy; or any numeric columns) and emits one record per row on 'records' "
-      "(record.batch/1). Fields: the columns in snake_case, numbers as numbers, NaN / inf / -Infinity cells "
-      "as "
-      "the strings \"nan\", \"inf\", \"-inf\", empty and N/A cells as null, other text as strings. Keys: "
-      "step_id "
-      "from step_column (default: the first of step, global_step, step_id, iteration, iter; Keras logs have "
-      "none - set step_column: epoch to key rows by epoch), timestamp from time_column (default: time, "
-      "timestamp, wall_time; Unix seconds, exact to the ns), rank from a rank column or the option. A bad "
-      "row "
-      "stops the reader with '<path>:<line>: <what was expected> (line starts at byte offset N)' after a "
-      "partial "
-      "batch of the rows before it.";
+      "Reads a CSV training log with a header (Keras CSVLogger log.csv, any columns): one record per row";
   m.outputs = {{"records", std::string(RecordBatch::type_id), "one record per row, in file order"}};
   m.options = {
       readers::path_option("the CSV log to read"),

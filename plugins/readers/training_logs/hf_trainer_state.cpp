@@ -97,16 +97,7 @@ readers::ReaderSpec make_spec() {
   m.kind = ComponentKind::kReader;
   m.version = "0.1.0";
   m.stability = Stability::kAlpha;
-  m.description =
-      "Reads a Hugging Face Trainer trainer_state.json and emits one record per log_history entry on "
-      "'records' "
-      "(record.batch/1): the entry's fields as they are (loss, grad_norm, learning_rate, epoch, eval_*, "
-      "...), "
-      "plus log_kind = train | eval | summary | other. Keys: step_id from \"step\"; rank and node from the "
-      "options. Python's bare NaN / Infinity / -Infinity (json.dump's default) are read as the strings "
-      "\"nan\", "
-      "\"inf\", \"-inf\". A bad entry stops the reader with '<path>:<line>: in <JSON pointer>: <what was "
-      "expected> (at byte offset N)' after the entries before it.";
+  m.description = "Reads a Hugging Face trainer_state.json: one record per log_history entry";
   m.outputs = {{"records", std::string(RecordBatch::type_id), "one record per log_history entry"}};
   m.options = {readers::path_option("the trainer_state.json to read"), readers::batch_size_option(),
                readers::max_file_bytes_option(), readers::rank_option(), readers::node_option()};

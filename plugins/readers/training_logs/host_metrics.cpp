@@ -138,24 +138,7 @@ readers::ReaderSpec make_spec() {
   m.version = "0.1.0";
   m.stability = Stability::kAlpha;
   m.description =
-      "Reads host metrics written as JSON lines, one sample per line: {\"time\": <Unix s>, \"metric\": "
-      "<name>, "
-      "\"value\": <number>, \"labels\": {...}} (the case corpus' host_metrics.jsonl), and emits "
-      "metric.batch/1 on "
-      "'metrics'. Names are mapped to our convention, the original kept in the label source_name: "
-      "cpu.utilization/iowait/steal -> host.cpu.* (ratio), cpu.context_switches_per_s -> "
-      "host.context_switches "
-      "(count/s), load.runnable/blocked -> host.load.* (count), mem.used_bytes/total_bytes -> "
-      "host.memory.used/"
-      "total (bytes), proc.threads -> process.threads (count), proc.cpu_utilization -> "
-      "process.cpu.utilization "
-      "(cores), proc.rss_bytes -> process.memory.rss (bytes); others -> host.<name> with an empty unit. "
-      "Labels "
-      "are kept (numbers as text); a rank label sets the rank key; time -> ns exactly from its decimal "
-      "digits. "
-      "Values \"nan\", \"inf\", \"-inf\" (strings, or Python's bare NaN/Infinity) are accepted. A bad line "
-      "stops the reader with '<path>:<line>: <what was expected> (line starts at byte offset N)' after the "
-      "points before it.";
+      "Reads host-metrics JSON lines ({time, metric, value, labels}) as metric points in our names and units";
   m.outputs = {{"metrics", std::string(MetricBatch::type_id), "points in file order"}};
   m.options = {readers::path_option("the host-metrics JSON-lines file to read"), readers::batch_size_option(),
                readers::max_line_bytes_option(), readers::node_option()};

@@ -40,19 +40,7 @@ Manifest make_manifest() {
   m.version = "0.1.0";
   m.stability = Stability::kAlpha;
   m.description =
-      "Samples every Ascend NPU once per interval and emits metric.frame/1 on port 'metrics' (labels device, "
-      "node, source_name): npu.aicore.utilization, npu.aivector.utilization, npu.aicpu.utilization (ratio), "
-      "npu.hbm.used, npu.hbm.capacity (bytes), npu.hbm.utilization, npu.hbm.bandwidth_utilization (ratio), "
-      "npu.hbm.frequency (hertz), npu.hbm.temperature, npu.temperature (celsius), npu.power (watts; DCMI "
-      "reports 0.1 W units), npu.aicore.frequency and npu.aicore.rated_frequency (hertz), npu.health (state "
-      "0 OK, 1 Warning, 2 Alarm, 3 Critical, -1 unknown; label health), npu.error_count (count) and "
-      "npu.error_code (code; label code=0x...). Back end DCMI (libdcmi.so, label device = logical id) or "
-      "npu-smi (label device = NPU id, chip = chip id; no HBM used bytes, frequency of HBM or error codes). "
-      "Temperatures DCMI marks invalid (0x7ffd) or unreadable (0x7fff) and calls that return an error code "
-      "give no point; they are counted in sampler.skipped_readings (count; labels source_name, reason) and "
-      "logged once. Calls the driver does not support (-8255) are not made again. npu.temperature, "
-      "npu.aicore.rated_frequency, npu.health, npu.error_count and npu.error_code (npu-smi: info -t health) "
-      "are read at most once per slow_interval.";
+      "Ascend NPU utilisation, HBM, power, temperature, clocks, health and error codes via DCMI or npu-smi";
   m.outputs = {{"metrics", std::string(MetricFrame::type_id), "one frame of readings per sample"}};
   m.options = ss::interval_options();
   m.options.push_back({.name = "backend",

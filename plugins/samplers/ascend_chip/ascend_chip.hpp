@@ -1,5 +1,5 @@
 // ascend_chip: a sampler of Ascend NPU utilisation, HBM, power, temperature, frequency and health, through
-// DCMI (libdcmi.so) or npu-smi, emitting metric.batch/1.
+// DCMI (libdcmi.so) or npu-smi, emitting metric.frame/1.
 #pragma once
 
 #include "cann_debug/component.hpp"

@@ -33,26 +33,7 @@ Manifest make_manifest() {
   m.version = "0.1.0";
   m.stability = Stability::kAlpha;
   m.description =
-      "Samples host memory (DDR) bandwidth and usage once per interval and emits metric.frame/1 on port "
-      "'metrics'. Back ends: resctrl (Intel RDT / AMD PQoS memory bandwidth monitoring: the cumulative "
-      "<root>/sys/fs/resctrl/mon_data/mon_L3_<id>/mbm_total_bytes and mbm_local_bytes of the default group "
-      "-> "
-      "ddr.bandwidth.total and ddr.bandwidth.local, bytes/s, label domain = the L3 domain id; a counter "
-      "reading "
-      "'Unavailable' gives no point that sample), perf_imc (Intel uncore memory controller PMUs "
-      "<root>/sys/bus/event_source/devices/uncore_imc*, events cas_count_read/cas_count_write with their "
-      ".scale and .unit, counted with perf_event_open on the live machine only -> ddr.bandwidth.read and "
-      "ddr.bandwidth.write, bytes/s summed per socket, label socket), meminfo (<root>/proc/meminfo -> "
-      "ddr.memory.total, ddr.memory.available, ddr.memory.used = total - available, ddr.memory.cached, "
-      "ddr.memory.dirty, bytes), dcmi (Ascend NPUs through libdcmi.so, option dcmi_library: "
-      "dcmi_get_device_utilization_rate input_type 5 and 10 -> npu.ddr.bandwidth_utilization and "
-      "npu.hbm.bandwidth_utilization, ratio, label device = logical id; error codes give no point and are "
-      "counted "
-      "in sampler.skipped_readings). Every point has source_name (the counter file, event or meminfo key) "
-      "and node (the host name, also key.node_id). "
-      "Rates start with the second sample; a counter that goes back (remount, reset) is skipped for one "
-      "sample. `backends: [auto]` uses every back end that can run here; a listed back end that cannot is "
-      "an error naming why.";
+      "Host memory (DDR) bandwidth and usage from resctrl MBM, uncore IMC perf events, /proc/meminfo, DCMI";
   m.outputs = {{"metrics", std::string(MetricFrame::type_id), "one frame of readings per sample"}};
   m.options = {
       sampler_support::option_spec("root", OptionType::kString,

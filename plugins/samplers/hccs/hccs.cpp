@@ -34,17 +34,7 @@ Manifest make_manifest() {
   m.version = "0.1.0";
   m.stability = Stability::kAlpha;
   m.description =
-      "Samples the HCCS links of every Ascend NPU through DCMI (libdcmi.so) once per interval and emits "
-      "metric.frame/1 on port 'metrics' (labels device = logical id, link = 0..15, node, source_name): "
-      "hccs.link.tx_bandwidth, hccs.link.rx_bandwidth and per device hccs.device.tx_bandwidth, "
-      "hccs.device.rx_bandwidth (bytes/s; DCMI measures GB/s over bandwidth_window), the cumulative link "
-      "counters as rates hccs.link.tx_packets, hccs.link.rx_packets, hccs.link.crc_errors, "
-      "hccs.link.retries (count/s) and changes <name>.delta (count) from the second sample on (32-bit "
-      "counters: a wrap is counted across, a reset gives no point), and hccs.status (state 1 when the HDLC "
-      "status is 0x3 = up, else 0; labels hdlc_status, pcs_status). Links that never showed traffic, "
-      "errors or bandwidth are left out unless all_links is set. hccs.status is read at most once per "
-      "slow_interval. Error codes skip the reading and are counted in sampler.skipped_readings (count; "
-      "labels source_name, reason).";
+      "Ascend NPU HCCS links via DCMI: per-link bandwidth, packet, CRC error and retry rates, link status";
   m.outputs = {{"metrics", std::string(MetricFrame::type_id), "one frame of readings per sample"}};
   m.options = ss::interval_options();
   m.options.push_back(ss::dcmi_library_option());

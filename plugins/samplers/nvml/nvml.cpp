@@ -29,22 +29,7 @@ Manifest make_manifest() {
   m.version = "0.1.0";
   m.stability = Stability::kAlpha;
   m.description =
-      "Samples NVIDIA GPUs through NVML (the library named by `library`, opened with dlopen, default "
-      "libnvidia-ml.so.1) once per interval and emits metric.frame/1 on port 'metrics'. Per GPU (label "
-      "device = NVML index (also key.device), node = host name, source_name = the nvidia-smi or NVML name): "
-      "gpu.utilization and "
-      "gpu.memory.utilization (ratio; share of time a kernel ran / device memory was read or written), "
-      "gpu.memory.used and gpu.memory.total (bytes), gpu.power (watts, from milliwatts), gpu.clock.sm "
-      "(hertz, "
-      "from MHz), gpu.temperature (celsius), gpu.pcie.tx_bandwidth and gpu.pcie.rx_bandwidth (bytes/s, from "
-      "KB/s x 1024; read at most once per pcie_interval), gpu.nvlink.tx_bandwidth and "
-      "gpu.nvlink.rx_bandwidth (bytes/s; change per second of the "
-      "cumulative KiB counters NVML_FI_DEV_NVLINK_THROUGHPUT_DATA_TX/RX over all links, from the second "
-      "sample "
-      "on). A reading a GPU does not support (NVML_ERROR_NOT_SUPPORTED, or a function the driver does not "
-      "export) is noted once and skipped for that GPU; gpu.temperature is read at most once per "
-      "slow_interval; other errors skip it for one sample (noted once per "
-      "code); a GPU that is lost (NVML_ERROR_GPU_IS_LOST) stops the sampler with an error naming it.";
+      "NVIDIA GPU utilisation, memory, power, SM clock, temperature, PCIe and NVLink throughput via NVML";
   m.outputs = {{"metrics", std::string(MetricFrame::type_id), "one frame of readings per sample"}};
   m.options = {
       sampler_support::option_spec("library", OptionType::kString,

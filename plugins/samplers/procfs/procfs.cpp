@@ -37,27 +37,7 @@ Manifest make_manifest() {
   m.version = "0.1.0";
   m.stability = Stability::kAlpha;
   m.description =
-      "Samples the host's CPU, memory and load from Linux procfs (<root>/proc/stat, <root>/proc/meminfo, "
-      "<root>/proc/loadavg) once per interval and emits metric.frame/1 on port 'metrics'. Per sample: "
-      "host.cpu.utilization, host.cpu.iowait, host.cpu.steal (ratio 0..1, label cpu=\"all\" and, with "
-      "per_cpu, cpu=\"0\",\"1\",...; utilization = 1 - (idle+iowait)/total over the change of the /proc/stat "
-      "counters since the previous sample, total = user+nice+system+idle+iowait+irq+softirq+steal, guest "
-      "time being part of user/nice), host.memory.total, host.memory.available, host.memory.used (bytes; "
-      "MemTotal, MemAvailable and their difference; MemFree+Buffers+Cached where MemAvailable is missing), "
-      "host.load.runnable (count; the numerator of /proc/loadavg's 4th field, procs_running of /proc/stat "
-      "when loadavg is absent), host.load.blocked (count; procs_blocked) and host.context_switches (count/s; "
-      "change of ctxt per second). The first sample only primes the counters: it has memory and load but "
-      "no CPU ratios or context-switch rate. A cpu whose counters went backwards (reset, hotplug) is "
-      "skipped for that sample and primed again. Timestamps come from the host clock; the node key is "
-      "<root>/proc/sys/kernel/hostname when readable. With `pid`: process.cpu.utilization (cores, 1.0 = one "
-      "core busy; change of utime+stime of <root>/proc/<pid>/stat per second), process.memory.rss (bytes; "
-      "VmRSS of status, else statm's resident pages) and process.threads (count), labels pid and process "
-      "(comm); a process that exits is noted once and its points stop. With `network`: per interface of "
-      "<root>/sys/class/net (label interface; all but lo unless `interfaces` names them) the rates of "
-      "statistics/{rx,tx}_{bytes,packets,dropped,errors}: host.network.rx_bandwidth, tx_bandwidth "
-      "(bytes/s), rx_packets, tx_packets, rx_dropped, tx_dropped, rx_errors, tx_errors (count/s), label "
-      "source_name = the counter file; the dropped and error counters at most once per slow_interval; a "
-      "counter that wrapped is counted across the wrap, one that was reset is skipped for that sample.";
+      "Host CPU, memory, load, context switches, one process and network interfaces from /proc and /sys";
   m.outputs = {{"metrics", std::string(MetricFrame::type_id), "one frame of readings per sample"}};
   m.options = {
       {.name = "root",

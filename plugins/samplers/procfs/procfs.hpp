@@ -1,4 +1,4 @@
-// procfs: a sampler of host CPU, memory and load from Linux /proc, emitting metric.batch/1.
+// procfs: a sampler of host CPU, memory and load from Linux /proc, emitting metric.frame/1.
 #pragma once
 
 #include "cann_debug/component.hpp"

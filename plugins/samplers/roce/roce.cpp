@@ -45,21 +45,7 @@ Manifest make_manifest() {
   m.version = "0.1.0";
   m.stability = Stability::kAlpha;
   m.description =
-      "Samples RoCE NIC counters once per interval and emits metric.frame/1 on port 'metrics'. Every "
-      "cumulative counter becomes a rate roce.port.<counter> (count/s, or bytes/s for byte counters) and a "
-      "change roce.port.<counter>.delta (count or bytes) from the second sample on; a counter that wraps is "
-      "counted across the wrap, one that was reset gives no point that sample. Ascend NPU NICs (labels "
-      "device, source_name = the driver's counter, priority for per-priority PFC): "
-      "dcmi_get_netdev_pkt_stats_info, or `hccn_tool -i N -stat -g` without DCMI, e.g. "
-      "roce.port.cnp_received, roce.port.cnp_sent, roce.port.ecn_marked, roce.port.retransmissions, "
-      "roce.port.err_psn, roce.port.pfc_sent, roce.port.pfc_received_by_priority, roce.port.mac_tx_bytes. "
-      "Linux RDMA devices (labels nic, port, source_name = the sysfs file): <root>/sys/class/infiniband/"
-      "<nic>/ports/<n>/counters and hw_counters, e.g. roce.port.tx_bytes / rx_bytes (bytes/s; "
-      "port_xmit_data and port_rcv_data count octets / 4), roce.port.tx_packets, roce.port.cnp_sent "
-      "(np_cnp_sent), roce.port.cnp_received (rp_cnp_handled), roce.port.ecn_marked, "
-      "roce.port.out_of_order, roce.port.ack_timeouts (errors, discards and retransmissions at most once per "
-      "slow_interval). Width of sysfs counters: 64-bit, or 32-bit while "
-      "both readings fit in 32 bits (legacy counters).";
+      "RoCE NIC counters as rates and deltas from Ascend NPU NICs (DCMI or hccn_tool) and Linux RDMA sysfs";
   m.outputs = {{"metrics", std::string(MetricFrame::type_id), "one frame of readings per sample"}};
   m.options = ss::interval_options();
   m.options.push_back({.name = "ascend",

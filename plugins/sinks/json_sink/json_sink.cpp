@@ -29,14 +29,7 @@ Manifest make_manifest() {
   m.version = "0.1.0";
   m.stability = Stability::kAlpha;
   m.description =
-      "Writes every message arriving on port 'in' as its envelope JSON ({\"type\", \"source\", \"key\", "
-      "\"payload\"}) to `path`, creating parent directories. format=jsonl writes one envelope per line and "
-      "flushes after each, so what was written survives a crash of the process. format=json writes one JSON "
-      "array: elements go to `path`.tmp as they arrive (flushed after each) and the file is closed with ']' "
-      "and "
-      "renamed to `path` at end of stream or stop, so `path` is always either absent, the previous file, or "
-      "complete. append=true adds to an existing file (json: to the elements of an existing array). Invalid "
-      "UTF-8 in strings is replaced by U+FFFD instead of failing.";
+      "Writes every message it receives to a file as JSON envelopes, one per line (jsonl) or in one array";
   InputPort in{"in", {}, true, "any core message type"};
   // Not metric.frame/1: the host expands frames into metric.batch/1, whose JSON has one object per point.
   for (auto id : kCoreMessageTypes)

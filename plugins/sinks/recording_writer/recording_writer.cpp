@@ -40,17 +40,7 @@ Manifest make_manifest() {
   m.version = "0.1.0";
   m.stability = Stability::kAlpha;
   m.description =
-      "Writes every metric point arriving on port 'in' to a recording (.cdr; docs/recording-format.md): "
-      "zstd-compressed chunks of series definitions and samples, written when a chunk reaches chunk_size or "
-      "is flush_interval old, and at end of stream an index and a footer. Each chunk is one write, so a "
-      "killed collector leaves a file readable up to its last complete chunk. With compress=true, "
-      "anomaly-window retention: each series is watched online (robust z-score of a Huber EWMA baseline, and "
-      "a CUSUM change-point test); an isolated outlier is kept with `context` values on each side, a "
-      "sustained "
-      "anomaly or change point with `pre` values before and `post` values after, at full resolution; the "
-      "rest is downsampled into one summary (mean, min, max, count) per series per "
-      "summary_period. With align, sample times are rounded to a grid shared by all sources. Step and "
-      "request keys of points are not recorded (samples are keyed by time).";
+      "Writes metric frames and batches to a .cdr recording, optionally full resolution only near anomalies";
   m.inputs = {{"in",
                {std::string(MetricFrame::type_id), std::string(MetricBatch::type_id)},
                true,
@@ -64,7 +54,7 @@ Manifest make_manifest() {
        .min = {},
        .max = {},
        .enum_values = {}},
-      option("compress", OptionType::kBool, "anomaly-window retention (see the description)", false),
+      option("compress", OptionType::kBool, "anomaly-window retention (see the package README)", false),
       option("chunk_size", OptionType::kSize, "encoded bytes that close a chunk", 256 * 1024, 1024, 64 << 20),
       option("flush_interval", OptionType::kDuration,
              "a chunk holding data this old is written (bounds what a crash can lose)", 1'000'000'000, 1e6),

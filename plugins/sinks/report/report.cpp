@@ -38,14 +38,7 @@ Manifest make_manifest() {
   m.version = "0.1.0";
   m.stability = Stability::kAlpha;
   m.description =
-      "Writes the diagnosis of a run, at end of stream, into the folder `output`: report.json (schema "
-      "cann-debug.report/1: diagnosis, suggestions, features, series summaries, operators, ranks, causal "
-      "graph), report.md, and one self-contained report.html (inline CSS, JS and SVG; nothing loaded from a "
-      "network) with the loss and gradient-norm curves and the latency timeline with anomalies marked, the "
-      "top-operator table, per-rank compute/communication/free bars and the causal graph with the top "
-      "cause's path highlighted. Each file replaces an existing one atomically (temporary file + rename). "
-      "Curves keep at most `max_points` points each (min and max per bucket, so spikes survive). See "
-      "docs/report.md.";
+      "Writes a run's diagnosis at end of stream as report.json, report.md and a self-contained report.html";
   m.inputs = {
       {"diagnosis",
        {std::string(Diagnosis::type_id)},

@@ -16,7 +16,9 @@ std::string_view to_string(ComponentKind k);
 std::string_view to_string(Stability s);
 
 /// Sources (samplers and readers) have no inputs and are driven through poll().
-inline bool is_source(ComponentKind k) { return k == ComponentKind::kSampler || k == ComponentKind::kReader; }
+inline bool is_source(ComponentKind k) {
+  return k == ComponentKind::kSampler || k == ComponentKind::kReader;
+}
 
 struct InputPort {
   std::string name;
@@ -64,6 +66,12 @@ struct Manifest {
 /// Structural checks of a manifest (type syntax, unique port/option names, defaults that convert,
 /// known kinds of ports for the kind). Returns one line per problem; empty when the manifest is sound.
 std::vector<std::string> check_manifest(const Manifest& m);
+
+/// The longest one-line description manifest_style_problems() accepts.
+inline constexpr std::size_t kMaxDescriptionChars = 120;
+/// What the host does not refuse but a shipped plugin should not have: a description over one line or
+/// kMaxDescriptionChars (longer prose belongs in the package's README.md, which `inspect --readme` prints).
+std::vector<std::string> manifest_style_problems(const Manifest& m);
 
 }  // namespace cann_debug
 
