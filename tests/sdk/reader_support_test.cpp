@@ -3,8 +3,10 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <fstream>
 #include <sstream>
 
+#include "cann_debug/reader/byte_source.hpp"
 #include "cann_debug/reader/csv_cells.hpp"
 #include "cann_debug/reader/csv_reader.hpp"
 #include "cann_debug/reader/json_document.hpp"
@@ -17,6 +19,46 @@ namespace cann_debug::plugins::readers {
 namespace {
 
 using ::testing::HasSubstr;
+
+std::string read_all(ByteSource& source, std::size_t chunk) {
+  std::string out;
+  std::string buf(chunk, '\0');
+  while (std::size_t n = source.read(buf.data(), buf.size())) out.append(buf.data(), n);
+  return out;
+}
+
+// The same bytes come out of a file and out of memory, plain or gzip (chosen by the magic bytes).
+TEST(ByteSources, FileAndMemoryPlainAndGzipGiveTheSameBytes) {
+  const std::string gz_path = std::string(CANN_DEBUG_TEST_DATA_DIR) + "/traces/kineto_small.json.gz";
+  const std::string plain_path = std::string(CANN_DEBUG_TEST_DATA_DIR) + "/traces/kineto_small.json";
+  std::ifstream gz_in(gz_path, std::ios::binary), plain_in(plain_path, std::ios::binary);
+  std::stringstream gz_bytes, plain_bytes;
+  gz_bytes << gz_in.rdbuf();
+  plain_bytes << plain_in.rdbuf();
+  ASSERT_TRUE(has_gzip_magic(gz_bytes.str()));
+  auto from_file = open_byte_source(gz_path);
+  EXPECT_TRUE(from_file->compressed());
+  const std::string expected = read_all(*open_byte_source(plain_path), 4096);
+  EXPECT_EQ(read_all(*from_file, 7), expected);
+  auto from_memory = memory_byte_source(gz_bytes.str(), "upload.json.gz");
+  EXPECT_TRUE(from_memory->compressed());
+  EXPECT_EQ(read_all(*from_memory, 100), expected);
+  auto plain_memory = memory_byte_source(plain_bytes.str());
+  EXPECT_FALSE(plain_memory->compressed());
+  EXPECT_EQ(read_all(*plain_memory, 3), expected);
+  EXPECT_EQ(read_all(*memory_byte_source(""), 16), "");
+}
+
+TEST(ByteSources, CorruptGzipInMemoryNamesItsSource) {
+  std::string bytes = "\x1f\x8b\x08\x00garbage that is not deflate data";
+  auto source = memory_byte_source(bytes, "bad.gz");
+  try {
+    read_all(*source, 64);
+    FAIL() << "no error for corrupt gzip";
+  } catch (const std::runtime_error& e) {
+    EXPECT_THAT(e.what(), HasSubstr("bad.gz"));
+  }
+}
 
 TEST(Numbers, DecimalTextScalesExactly) {
   EXPECT_EQ(decimal_scaled("1699529622790614.8", 3), 1699529622790614800);

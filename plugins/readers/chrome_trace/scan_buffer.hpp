@@ -6,9 +6,16 @@
 #include <cstdint>
 #include <vector>
 
-#include "byte_source.hpp"
+#include "cann_debug/reader/byte_source.hpp"
 
 namespace cann_debug::plugins::chrome_trace {
+
+// The SDK's byte sources (file or memory, plain or gzip).
+using readers::ByteSource;
+using readers::has_gzip_magic;
+using readers::inflate_head;
+using readers::memory_byte_source;
+using readers::open_byte_source;
 
 class ScanBuffer {
  public:

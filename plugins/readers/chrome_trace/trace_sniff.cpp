@@ -2,7 +2,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "byte_source.hpp"
+#include "scan_buffer.hpp"
 #include "value_scanner.hpp"
 
 namespace cann_debug::plugins::chrome_trace {

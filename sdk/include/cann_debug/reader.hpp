@@ -3,6 +3,7 @@
 //       ports "records" and "metrics", and the bad-input contract (what was read goes out as a partial
 //       batch, then the error names the file and the line or byte offset)
 //   cann_debug::reader::ItemSource / QueuedSource   what a reader produces, a batch at a time
+//   cann_debug::reader::open_byte_source, memory_byte_source  bytes of a file or of memory, plain or gzip
 //   cann_debug::reader::LineReader                  capped lines with their number and byte offset
 //   cann_debug::reader::CsvReader, csv cells        RFC 4180 with the quirks of real profiler output
 //   cann_debug::reader::ParseError                  file + line/offset + what was expected
@@ -14,6 +15,7 @@
 #include "cann_debug/messages.hpp"
 #include "cann_debug/options.hpp"
 #include "cann_debug/package.hpp"
+#include "cann_debug/reader/byte_source.hpp"
 #include "cann_debug/reader/csv_cells.hpp"
 #include "cann_debug/reader/csv_reader.hpp"
 #include "cann_debug/reader/item_source.hpp"

@@ -1,5 +1,5 @@
-// Chunked plain-file and gzip byte sources.
-#include "byte_source.hpp"
+// Chunked plain-file and gzip byte sources, over a file or over bytes in memory (fmemopen).
+#include "cann_debug/reader/byte_source.hpp"
 
 #include <zlib.h>
 
@@ -13,7 +13,7 @@
 
 #include <fmt/format.h>
 
-namespace cann_debug::plugins::chrome_trace {
+namespace cann_debug::plugins::readers {
 namespace {
 
 constexpr std::size_t kCompressedChunk = 256 * 1024;
@@ -144,6 +144,43 @@ std::unique_ptr<ByteSource> open_byte_source(const std::string& path) {
   return std::make_unique<FileSource>(std::move(f), path);
 }
 
+namespace {
+
+// Keeps the bytes alive for the FILE* fmemopen() made over them.
+class MemorySource final : public ByteSource {
+ public:
+  MemorySource(std::shared_ptr<const std::string> bytes, std::unique_ptr<ByteSource> inner)
+      : bytes_(std::move(bytes)), inner_(std::move(inner)) {}
+  ~MemorySource() override { inner_.reset(); }  // closes the FILE* before the bytes go
+  std::size_t read(char* dst, std::size_t n) override { return inner_->read(dst, n); }
+  bool compressed() const override { return inner_->compressed(); }
+
+ private:
+  std::shared_ptr<const std::string> bytes_;
+  std::unique_ptr<ByteSource> inner_;
+};
+
+}  // namespace
+
+std::unique_ptr<ByteSource> memory_byte_source(std::string bytes, const std::string& name) {
+  auto held = std::make_shared<const std::string>(std::move(bytes));
+  // fmemopen() refuses a size of 0 on some C libraries: an empty buffer reads as an empty file anyway.
+  static const char kEmpty[1] = {0};
+  void* data = held->empty() ? const_cast<char*>(kEmpty) : const_cast<char*>(held->data());
+  FilePtr f(::fmemopen(data, held->empty() ? 1 : held->size(), "rb"));
+  if (!f) throw std::runtime_error(fmt::format("{}: cannot open: {}", name, std::strerror(errno)));
+  std::unique_ptr<ByteSource> inner;
+  if (held->empty()) {
+    std::fseek(f.get(), 0, SEEK_END);  // nothing to read
+    inner = std::make_unique<FileSource>(std::move(f), name);
+  } else if (has_gzip_magic(*held)) {
+    inner = std::make_unique<GzipSource>(std::move(f), name);
+  } else {
+    inner = std::make_unique<FileSource>(std::move(f), name);
+  }
+  return std::make_unique<MemorySource>(std::move(held), std::move(inner));
+}
+
 std::string inflate_head(std::string_view gz, std::size_t max_out) {
   std::string out(max_out, '\0');
   z_stream zs;
@@ -160,4 +197,4 @@ std::string inflate_head(std::string_view gz, std::size_t max_out) {
   return out;
 }
 
-}  // namespace cann_debug::plugins::chrome_trace
+}  // namespace cann_debug::plugins::readers

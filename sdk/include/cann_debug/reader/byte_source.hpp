@@ -1,5 +1,6 @@
-// Byte sources for the trace reader: a plain file or a gzip stream, read in chunks so that memory does not
-// grow with the file. Offsets are in the (decompressed) byte stream the JSON scanner sees.
+// Byte sources for readers: a plain file or a gzip stream (chosen by the magic bytes, not the name), over
+// a file or over bytes in memory (tests, fuzz targets, data that arrived some other way), read in chunks so
+// memory does not grow with the file. Offsets are in the (decompressed) byte stream a reader parses.
 #pragma once
 
 #include <cstddef>
@@ -8,7 +9,7 @@
 #include <string>
 #include <string_view>
 
-namespace cann_debug::plugins::chrome_trace {
+namespace cann_debug::plugins::readers {
 
 class ByteSource {
  public:
@@ -27,8 +28,11 @@ bool has_gzip_magic(std::string_view head);
 /// std::runtime_error("<path>: cannot open: <reason>") when the file cannot be read.
 std::unique_ptr<ByteSource> open_byte_source(const std::string& path);
 
+/// The same over `bytes` held in memory; `name` stands for the file in error messages.
+std::unique_ptr<ByteSource> memory_byte_source(std::string bytes, const std::string& name = "<memory>");
+
 /// Decompresses as much of a gzip stream's first bytes as possible (for sniffing a file's head). Never
 /// throws; returns what could be decompressed, at most `max_out` bytes.
 std::string inflate_head(std::string_view gz, std::size_t max_out);
 
-}  // namespace cann_debug::plugins::chrome_trace
+}  // namespace cann_debug::plugins::readers
