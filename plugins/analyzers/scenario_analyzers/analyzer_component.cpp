@@ -3,6 +3,7 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -113,6 +114,20 @@ class ScenarioAnalyzer final : public Component {
                     "no evidence: none of the features the causal graph reads could be computed from "
                     "the inputs (are the run's logs or traces in the input folder?)"},
                    {"graph", posterior_->graph}};
+      out.emit(0, CorrelationKey{}, std::move(d));
+      return;
+    }
+    if (!posterior_->marginals.contains(options_.root)) {
+      // The `root` option names no variable the engine answered for: ranking nothing would read as
+      // "healthy".
+      std::vector<std::string> variables;
+      for (const auto& [name, states] : posterior_->marginals) variables.push_back(name);
+      d.healthy = false;
+      d.details = {
+          {"error", fmt::format("the posterior has no variable '{}' (the analyzer's `root` option); it "
+                                "has: {}",
+                                options_.root, fmt::join(variables, ", "))},
+          {"graph", posterior_->graph}};
       out.emit(0, CorrelationKey{}, std::move(d));
       return;
     }

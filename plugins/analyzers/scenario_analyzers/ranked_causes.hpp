@@ -17,7 +17,7 @@ struct RankingOptions {
   std::size_t max_causes = 3;
 };
 
-/// The features of a run by name (the last one of each name and label set wins).
+/// The features of a run by name (find() returns the first one of a name).
 struct FeatureIndex {
   std::vector<Feature> all;
   const Feature* find(const std::string& name) const;  // first with this name, any labels

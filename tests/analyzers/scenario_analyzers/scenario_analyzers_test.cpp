@@ -172,5 +172,18 @@ TEST(scenario_analyzers, EmptyEvidenceIsNoDiagnosisNotHealthy) {
   EXPECT_NE(d.details["error"].get<std::string>().find("no evidence"), std::string::npos);
 }
 
+// A `root` the posterior has no variable for is a diagnosis with an error, not "healthy with no cause".
+TEST(scenario_analyzers, ARootThePosteriorLacksIsAnErrorNotHealthy) {
+  Harness h(training_analyzer_factory(), {{"root", "cause"}});
+  h.run_processor({{kEvidence, Envelope::make(CorrelationKey{}, evidence())},
+                   {kPosterior, Envelope::make(CorrelationKey{}, posterior(0.7, 0.2, 0.1))}});
+  const auto d = h.outputs_of<Diagnosis>(0).at(0);
+  EXPECT_FALSE(d.healthy);
+  EXPECT_TRUE(d.root_causes.empty());
+  EXPECT_EQ(d.details["error"].get<std::string>(),
+            "the posterior has no variable 'cause' (the analyzer's `root` option); it has: loss_instability, "
+            "root_cause");
+}
+
 }  // namespace
 }  // namespace cann_debug::plugins
