@@ -13,16 +13,6 @@ namespace {
 
 using ::testing::HasSubstr;
 
-std::optional<host::PipelinePlan> plan_in(const TempDir& dir, const std::string& yaml,
-                                          const std::string& file, const host::PluginRegistry& registry) {
-  host::Diagnostics diags;
-  host::PipelineInputs inputs;
-  inputs.variables["tmp"] = dir.path().string();
-  auto plan = plan_text(yaml, registry, diags, inputs, file);
-  EXPECT_FALSE(diags.has_errors()) << diags.to_string();
-  return plan;
-}
-
 TEST(RunnerErrors, ThrowInProcessNamesTheComponentAndItsLineAndKeepsWrittenData) {
   TempDir dir;
   auto registry = good_registry();
@@ -35,7 +25,7 @@ links:
   - counter_source/src.out -> throw_on/boom.in
   - throw_on/boom.out -> collect_sink/out.in
 )",
-                      "throwing.yaml", *registry);
+                      *registry, "throwing.yaml");
   ASSERT_TRUE(plan);
   const host::RunReport report = run_with_deadline(*plan, {});
 
@@ -72,7 +62,7 @@ components:
 links:
   - counter_source/src.out -> collect_sink/out.in
 )",
-                      "poll.yaml", *registry);
+                      *registry, "poll.yaml");
   ASSERT_TRUE(plan);
   const host::RunReport report = run_with_deadline(*plan, {});
   EXPECT_FALSE(report.ok);
@@ -94,7 +84,7 @@ components:
 links:
   - counter_source/src.out -> collect_sink/out.in
 )",
-                      "start.yaml", *registry);
+                      *registry, "start.yaml");
   ASSERT_TRUE(plan);
   const host::RunReport report = run_with_deadline(*plan, {});
   EXPECT_FALSE(report.ok);

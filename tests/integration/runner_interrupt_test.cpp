@@ -16,16 +16,6 @@ namespace {
 
 using namespace std::chrono_literals;
 
-std::optional<host::PipelinePlan> plan_in(const TempDir& dir, const std::string& yaml,
-                                          const host::PluginRegistry& registry) {
-  host::Diagnostics diags;
-  host::PipelineInputs inputs;
-  inputs.variables["tmp"] = dir.path().string();
-  auto plan = plan_text(yaml, registry, diags, inputs);
-  EXPECT_FALSE(diags.has_errors()) << diags.to_string();
-  return plan;
-}
-
 /// Sets `flag` to `level` once `path` has at least `lines` lines (or after 5 s).
 std::thread interrupt_when(std::atomic<int>& flag, int level, std::string path, std::size_t lines) {
   return std::thread([&flag, level, path = std::move(path), lines] {

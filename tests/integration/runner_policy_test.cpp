@@ -17,16 +17,6 @@ using ::testing::Contains;
 using ::testing::HasSubstr;
 using ::testing::Not;
 
-std::optional<host::PipelinePlan> plan_in(const TempDir& dir, const std::string& yaml,
-                                          const host::PluginRegistry& registry) {
-  host::Diagnostics diags;
-  host::PipelineInputs inputs;
-  inputs.variables["tmp"] = dir.path().string();
-  auto plan = plan_text(yaml, registry, diags, inputs, "policy.yaml");
-  EXPECT_FALSE(diags.has_errors()) << diags.to_string();
-  return plan;
-}
-
 TEST(RunnerPolicy, DrainedSourceKeepsWhatItDeliveredAndTheOthersRunToTheEnd) {
   TempDir dir;
   auto registry = good_registry();
@@ -39,7 +29,7 @@ links:
   - counter_source/bad.out -> collect_sink/out.in
   - counter_source/good.out -> collect_sink/out.in
 )",
-                      *registry);
+                      *registry, "policy.yaml");
   ASSERT_TRUE(plan);
   const host::RunReport report = run_with_deadline(*plan, {});
   EXPECT_TRUE(report.ok);
@@ -71,7 +61,7 @@ links:
   - counter_source/src.out -> throw_on/boom.in
   - throw_on/boom.out -> collect_sink/out.in
 )",
-                      *registry);
+                      *registry, "policy.yaml");
   ASSERT_TRUE(plan);
   const host::RunReport report = run_with_deadline(*plan, {});
   EXPECT_TRUE(report.ok);
@@ -97,7 +87,7 @@ links:
   - counter_source/src.out -> throw_on/boom.in
   - throw_on/boom.out -> collect_sink/out.in
 )",
-                      *registry);
+                      *registry, "policy.yaml");
   ASSERT_TRUE(plan);
   const host::RunReport report = run_with_deadline(*plan, {});
   EXPECT_TRUE(report.ok);
@@ -122,7 +112,7 @@ links:
   - counter_source/src.out -> collect_sink/broken.in
   - counter_source/src.out -> collect_sink/out.in
 )",
-                      *registry);
+                      *registry, "policy.yaml");
   ASSERT_TRUE(plan);
   const host::RunReport report = run_with_deadline(*plan, {});
   EXPECT_TRUE(report.ok);
@@ -154,7 +144,7 @@ links:
   - counter_source/src.out -> passthrough/p.in
   - counter_source/src.out -> collect_sink/out.in
 )",
-                      *registry);
+                      *registry, "policy.yaml");
   ASSERT_TRUE(plan);
   host::RunOptions options;
   options.taps = {{"counter_source/src", "out"}, {"passthrough/p", "out"}};
@@ -180,7 +170,7 @@ components:
 links:
   - counter_source/src.out -> collect_sink/out.in
 )",
-                      *registry);
+                      *registry, "policy.yaml");
   ASSERT_TRUE(plan);
   host::RunOptions options;
   options.taps = {{"counter_source/src", "nope"}};
@@ -204,7 +194,7 @@ components:
 links:
   - counter_source/src.out -> collect_sink/out.in
 )",
-                      *registry);
+                      *registry, "policy.yaml");
   ASSERT_TRUE(plan);
   host::RunOptions options;
   options.taps = {{"counter_source/src", "out"}};

@@ -60,4 +60,14 @@ host::NodeStats node_stats(const host::RunReport& report, std::string_view id) {
   return {};
 }
 
+std::optional<host::PipelinePlan> plan_in(const TempDir& dir, const std::string& yaml,
+                                          const host::PluginRegistry& registry, const std::string& file) {
+  host::Diagnostics diags;
+  host::PipelineInputs inputs;
+  inputs.variables["tmp"] = dir.path().string();
+  auto plan = plan_text(yaml, registry, diags, inputs, file);
+  EXPECT_FALSE(diags.has_errors()) << diags.to_string();
+  return plan;
+}
+
 }  // namespace cann_debug::itest

@@ -11,6 +11,7 @@
 #include "pipeline_document.hpp"
 #include "pipeline_plan.hpp"
 #include "plugin_registry.hpp"
+#include "temp_dir.hpp"
 
 namespace cann_debug::itest {
 
@@ -29,6 +30,11 @@ std::unique_ptr<host::PluginRegistry> good_registry();
 std::optional<host::PipelinePlan> plan_text(const std::string& yaml, const host::PluginRegistry& registry,
                                             host::Diagnostics& diags, const host::PipelineInputs& inputs = {},
                                             const std::string& file = "test.yaml");
+
+/// plan_text() with ${tmp} set to `dir`; the test fails (and the plan may be empty) when there are errors.
+std::optional<host::PipelinePlan> plan_in(const TempDir& dir, const std::string& yaml,
+                                          const host::PluginRegistry& registry,
+                                          const std::string& file = "test.yaml");
 
 /// Runs a plan on a worker thread. If it has not finished within `deadline_s`, the test fails and the
 /// process exits at once (a hung graph cannot be joined).
