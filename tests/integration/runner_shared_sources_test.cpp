@@ -49,11 +49,8 @@ links:
 // none is left to poll. No duration: the run must end by itself, well inside the 10 s deadline.
 TEST(SharedSourceThread, EndsWhenEverySourceIsDone) {
   auto registry = good_registry();
-  host::Diagnostics diags;
   TempDir dir;
-  host::PipelineInputs inputs;
-  inputs.variables["tmp"] = dir.path().string();
-  auto plan = plan_text(R"(version: 1
+  auto plan = plan_in(dir, R"(version: 1
 settings: { source_threads: shared }
 components:
   counter_source/a: { count: 3 }
@@ -63,8 +60,8 @@ links:
   - counter_source/a.out -> collect_sink/out.in
   - counter_source/b.out -> collect_sink/out.in
 )",
-                        *registry, diags, inputs);
-  ASSERT_TRUE(plan) << diags.to_string();
+                      *registry);
+  ASSERT_TRUE(plan);
   const auto report = run_with_deadline(*plan, {}, 5.0);
   EXPECT_TRUE(report.ok);
   EXPECT_LT(report.seconds, 2.0);
