@@ -3,6 +3,7 @@
 
 #include "cli_common.hpp"
 #include "diagnose_run.hpp"
+#include "diagnosis_console.hpp"
 
 namespace cann_debug::cli {
 
@@ -22,6 +23,7 @@ Verb register_diagnose(CLI::App& app, const GlobalOptions& g) {
       ->check(CLI::ExistingFile);
   cmd->add_flag("--json", *json_out, "One JSON document on stdout (docs/diagnose.md)");
   return {cmd, [&g, r, json_out] {
+            r->report_model = !*json_out;  // the console renders the report's model
             const DiagnoseResult result = diagnose_folder(g, *r);
             if (result.rc != kOk) {
               fmt::print(stderr, "error: {}\n", result.error);
@@ -30,7 +32,7 @@ Verb register_diagnose(CLI::App& app, const GlobalOptions& g) {
             if (*json_out)
               fmt::print("{}\n", result.document.dump(2));
             else
-              print_diagnosis_text(result.document);
+              print_diagnosis_text(result.document, result.report);
             return static_cast<int>(kOk);
           }};
 }

@@ -58,6 +58,14 @@ DiagnoseResult diagnose_folder(const GlobalOptions& g, const DiagnoseRequest& re
   tap.keep_sinks = !request.output.empty();
   tap.set_on_type = request.set_on_type;
   tap.tap_types = {std::string(Diagnosis::type_id), std::string(Advice::type_id)};
+  if (request.report_model) {
+    tap.tap_types.push_back(std::string(JsonMessage::type_id));
+    if (!tap.keep_sinks) {
+      // The report writes no file then, but still emits the model the console renders.
+      tap.keep_sink_types.insert(std::string(kReportType));
+      tap.set_on_type[std::string(kReportType)]["formats"] = json::array();
+    }
+  }
   EmbeddedRun run;
   result.rc = run_tapped(g, tap, run);
   const auto diagnoses = run.of_type(Diagnosis::type_id);
@@ -69,6 +77,11 @@ DiagnoseResult diagnose_folder(const GlobalOptions& g, const DiagnoseRequest& re
     return result;
   }
   const Diagnosis& d = diagnoses.back()->envelope.as<Diagnosis>();
+  if (request.report_model)
+    for (const auto* m : run.of_type(JsonMessage::type_id))
+      if (const json& v = m->envelope.as<JsonMessage>().value;
+          v.is_object() && v.value("format", "") == kReportFormat)
+        result.report = v;
   if (d.root_causes.empty()) {
     result.rc = kRunFailed;
     result.error = fmt::format("{}: {}", request.input,
@@ -108,59 +121,6 @@ DiagnoseResult diagnose_folder(const GlobalOptions& g, const DiagnoseRequest& re
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
   result.document = std::move(doc);
   return result;
-}
-
-void print_diagnosis_text(const json& doc) {
-  fmt::print("Scenario:   {} ({})\n", doc.value("scenario", "?"), doc.value("scenario_from", ""));
-  const auto& causes = doc["root_causes"];
-  if (doc.value("healthy", false)) {
-    double conf = 0.0;
-    for (const auto& c : causes)
-      if (c.value("id", "") == "healthy") conf = c.value("confidence", 0.0);
-    fmt::print("Verdict:    healthy (confidence {:.2f})\n", conf);
-  } else if (!causes.empty()) {
-    fmt::print("Root cause: {} (confidence {:.2f})\n", causes[0].value("id", "?"),
-               causes[0].value("confidence", 0.0));
-  }
-  if (causes.size() > 1) {
-    fmt::print("Ranked:\n");
-    for (const auto& c : causes)
-      fmt::print("  {:<28} {:.3f}\n", c.value("id", "?"), c.value("confidence", 0.0));
-  }
-  if (!causes.empty() && causes[0].contains("path") && !causes[0]["path"].empty())
-    fmt::print("Path:       {}\n", fmt::join(causes[0]["path"].get<std::vector<std::string>>(), " -> "));
-  if (const auto& d = doc["details"];
-      d.is_object() && d.contains("who_waited_for_whom") && d["who_waited_for_whom"].contains("late_rank")) {
-    const auto& w = d["who_waited_for_whom"];
-    std::string line =
-        fmt::format("rank {:.0f} held the others up in the collectives", w["late_rank"].get<double>());
-    if (w.contains("rank.collective_wait_skew"))
-      line += fmt::format(" (the longest waiter lost {:.0f}% of a step)",
-                          100.0 * w["rank.collective_wait_skew"]["value"].get<double>());
-    fmt::print("Direction:  {}\n", line);
-  }
-  if (!causes.empty() && !causes[0].value("explanation", "").empty())
-    fmt::print("Why:        {}\n", causes[0].value("explanation", ""));
-  int shown = 0;
-  for (const auto& e : doc["evidence"]) {
-    if (shown == 0) fmt::print("Evidence:\n");
-    if (++shown > 6) break;
-    std::string where = e.value("kind", "");
-    if (e.contains("id") && !e["id"].get<std::string>().empty()) where += " " + e["id"].get<std::string>();
-    if (e.value("first_step", -1) >= 0)
-      where += fmt::format(" steps {}-{}", e["first_step"].get<long>(), e.value("last_step", -1L));
-    fmt::print("  [{}] {}\n", e.value("root_cause", ""), where);
-  }
-  shown = 0;
-  for (const auto& s : doc["suggestions"]) {
-    if (shown == 0) fmt::print("Suggestions:\n");
-    if (++shown > 3) break;
-    fmt::print("  {}. {} — {}\n", shown, s.value("title", ""), s.value("rationale", ""));
-    if (s.contains("config_patch") && !s["config_patch"].is_null() && !s["config_patch"].empty())
-      fmt::print("     patch: {}\n", s["config_patch"].dump());
-  }
-  if (doc.contains("output")) fmt::print("Report:     {}\n", doc["output"].get<std::string>());
-  fmt::print("Time:       {:.0f} ms\n", doc.value("elapsed_ms", 0.0));
 }
 
 }  // namespace cann_debug::cli

@@ -5,6 +5,7 @@
 
 #include <map>
 #include <string>
+#include <string_view>
 
 #include <nlohmann/json.hpp>
 
@@ -19,17 +20,22 @@ struct DiagnoseRequest {
   std::string pipeline;  // "" = pipelines/<scenario>.yaml
   /// Options set on every component of a type (e.g. {"bayes_exact": {"graph": "fold.json"}}).
   std::map<std::string, nlohmann::json> set_on_type;
+  /// Keep the pipeline's report (writing no file when `output` is "") and return the report document it
+  /// emits on `model`, for the console view.
+  bool report_model = false;
 };
+
+/// The report component whose model the console renders, and its document's format.
+inline constexpr std::string_view kReportType = "report";
+inline constexpr std::string_view kReportFormat = "cann-debug.report/1";
 
 struct DiagnoseResult {
   int rc = 0;
   std::string error;        // when rc != 0
   nlohmann::json document;  // the diagnose --json document
+  nlohmann::json report;  // the report's model (cann-debug.report/1) when asked for and the pipeline has one
 };
 
 DiagnoseResult diagnose_folder(const GlobalOptions& g, const DiagnoseRequest& request);
-
-/// The text form of a diagnose document.
-void print_diagnosis_text(const nlohmann::json& doc);
 
 }  // namespace cann_debug::cli

@@ -19,9 +19,7 @@ using nlohmann::json;
 
 std::map<std::string, json> use_graph(const std::string& graph) {
   std::map<std::string, json> out;
-  for (const char* type : {"discretize", "bayes_exact", "bayes_sampling", "training_analyzer",
-                           "inference_analyzer", "distributed_analyzer", "report"})
-    out[type] = json{{"graph", graph}};
+  for (const char* type : {"discretize", "bayes_exact", "bayes_sampling"}) out[type] = json{{"graph", graph}};
   return out;
 }
 

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <fstream>
 #include <map>
 
 #include <fmt/format.h>
@@ -17,27 +16,6 @@ namespace {
 using nlohmann::json;
 
 constexpr std::string_view kCausePrefixSeparator = "=";
-
-/// variable -> the feature its discretisation reads, from the graph file (JSON graphs only).
-std::map<std::string, std::string> feature_of_variable(const std::string& graph_file) {
-  std::map<std::string, std::string> out;
-  try {
-    std::ifstream in(graph_file);
-    auto doc = json::parse(in);
-    for (const auto& v : doc.at("variables"))
-      if (v.contains("discretization")) out[v.at("name")] = v["discretization"].value("feature", "");
-  } catch (const std::exception&) {
-  }
-  return out;
-}
-
-std::string graph_option_of(const EmbeddedRun& run) {
-  if (!run.plan) return {};
-  for (const auto& c : run.plan->document.components)
-    if (c.type == "discretize")
-      if (const auto* o = c.option("graph"); o && o->value.is_string()) return o->value.get<std::string>();
-  return {};
-}
 
 /// "root_cause=lr_too_high" -> "lr_too_high" (a graph with several root variables keeps "var=state").
 std::string cause_name(const std::string& label, const std::string& root) {
@@ -89,8 +67,9 @@ int infer_input(const GlobalOptions& g, const InferInputArgs& a) {
   std::map<std::string, const Feature*> features;
   for (const auto* m : run.of_type(FeatureSet::type_id))
     for (const auto& f : m->envelope.as<FeatureSet>().features) features[f.name] = &f;
-  const std::string graph_file = a.graph.empty() ? graph_option_of(run) : a.graph;
-  const auto var_feature = feature_of_variable(graph_file);
+  std::map<std::string, std::string> var_feature;  // variable -> the feature its discretization reads
+  for (const auto& v : p.variables)
+    if (!v.feature.empty()) var_feature[v.name] = v.feature;
 
   // The root variable: the one the ranked causes name.
   std::string root = "root_cause";

@@ -65,7 +65,8 @@ int run_tapped(const GlobalOptions& g, const TapRequest& request, EmbeddedRun& o
   std::set<std::string> dropped;
   std::erase_if(doc->components, [&](const host::ComponentDecl& c) {
     const auto* entry = registry.find(c.type);
-    if (!request.keep_sinks && entry && entry->manifest().kind == ComponentKind::kSink) {
+    if (!request.keep_sinks && entry && entry->manifest().kind == ComponentKind::kSink &&
+        !request.keep_sink_types.contains(c.type)) {
       dropped.insert(c.id);
       return true;
     }

@@ -6,6 +6,7 @@
 
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -33,6 +34,9 @@ struct TapRequest {
   std::vector<std::string> tap_types;
   /// Keep the pipeline's sinks (they write their files under ${output}) instead of dropping them.
   bool keep_sinks = false;
+  /// Sink types kept even when the others are dropped (their options set through set_on_type, e.g. the
+  /// report with `formats: []`, which writes nothing and emits its model).
+  std::set<std::string> keep_sink_types;
 };
 
 /// Parses the pipeline with the variables, drops its sink components (unless keep_sinks), taps every

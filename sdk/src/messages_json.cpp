@@ -254,9 +254,11 @@ void from_json(const json& j, FeatureSet& v) {
 void to_json(json& j, const Evidence& v) {
   j = {{"hard", v.hard}, {"soft", table(v.soft)}};
   if (!v.provenance.empty()) j["provenance"] = v.provenance;
+  if (!v.graph.empty()) j["graph"] = v.graph;
 }
 void from_json(const json& j, Evidence& v) {
   v = {};
+  get_if(j, "graph", v.graph);
   get_if(j, "hard", v.hard);
   read_table(j, "soft", v.soft);
   get_if(j, "provenance", v.provenance);
@@ -272,6 +274,19 @@ void from_json(const json& j, RankedCause& v) {
   v.probability = read_number(j.at("probability"));
   get_if(j, "path", v.path);
 }
+void to_json(json& j, const GraphVariable& v) {
+  j = {{"name", v.name}, {"states", v.states}, {"parents", v.parents}};
+  if (!v.description.empty()) j["description"] = v.description;
+  if (!v.feature.empty()) j["feature"] = v.feature;
+}
+void from_json(const json& j, GraphVariable& v) {
+  v = {};
+  j.at("name").get_to(v.name);
+  get_if(j, "description", v.description);
+  get_if(j, "states", v.states);
+  get_if(j, "parents", v.parents);
+  get_if(j, "feature", v.feature);
+}
 void to_json(json& j, const Posterior& v) {
   json ranking = json::array();
   for (const auto& [var, score] : v.evidence_ranking)
@@ -280,12 +295,14 @@ void to_json(json& j, const Posterior& v) {
        {"marginals", table(v.marginals)},
        {"top_causes", v.top_causes},
        {"evidence_ranking", ranking}};
+  if (!v.variables.empty()) j["variables"] = v.variables;
 }
 void from_json(const json& j, Posterior& v) {
   v = {};
   get_if(j, "graph", v.graph);
   read_table(j, "marginals", v.marginals);
   get_if(j, "top_causes", v.top_causes);
+  get_if(j, "variables", v.variables);
   if (auto it = j.find("evidence_ranking"); it != j.end())
     for (const auto& e : *it)
       v.evidence_ranking.emplace_back(e.at("variable").get<std::string>(), read_number(e.at("score")));

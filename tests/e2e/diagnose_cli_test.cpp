@@ -56,6 +56,44 @@ TEST_F(DiagnoseCli, HealthySampleIsReportedHealthy) {
   EXPECT_NE(child_->out().find("Verdict:    healthy"), std::string::npos) << child_->out();
 }
 
+// The text view is the report's model rendered: what report.json says is what the console shows, and
+// without --output the report still feeds the console but writes no file.
+TEST_F(DiagnoseCli, TheTextViewRendersTheReportModel) {
+  const fs::path out = scratch_ / "report";
+  const std::string input = (kSamples / "training-lr-too-high").string();
+  ASSERT_EQ(run({"diagnose", "--input", input, "--output", out.string()}), 0) << child_->err();
+  const std::string text = child_->out();
+  std::ifstream in(out / "report.json");
+  const json report = json::parse(in);
+  const json& cause = report["diagnosis"]["root_causes"][0];
+  EXPECT_NE(text.find("Root cause: " + cause["id"].get<std::string>()), std::string::npos) << text;
+  EXPECT_NE(text.find("Why:        " + cause["explanation"].get<std::string>()), std::string::npos) << text;
+  ASSERT_FALSE(report["suggestions"].empty());
+  EXPECT_NE(text.find(report["suggestions"][0]["title"].get<std::string>()), std::string::npos) << text;
+  EXPECT_NE(text.find("Report:     " + out.string()), std::string::npos) << text;
+
+  ASSERT_EQ(run({"diagnose", "--input", input}), 0) << child_->err();
+  EXPECT_NE(child_->out().find("Root cause: " + cause["id"].get<std::string>()), std::string::npos);
+  EXPECT_EQ(child_->out().find("Report:"), std::string::npos) << child_->out();
+  EXPECT_EQ(child_->err().find("report"), std::string::npos) << child_->err();  // no folder was made
+}
+
+// An inference run with a trace: the console shows the report's top-operator table.
+TEST_F(DiagnoseCli, TheTextViewOfATracedRunHasTheTopOperators) {
+  const fs::path cases = kShared / "cases" / "inference";
+  if (!fs::is_directory(cases)) GTEST_SKIP() << "no " << cases;
+  fs::path traced;
+  for (const auto& e : fs::directory_iterator(cases))
+    for (const auto& f : fs::directory_iterator(e.path()))
+      if (f.path().filename().string().find("trace.json") != std::string::npos) traced = e.path();
+  if (traced.empty()) GTEST_SKIP() << "no traced inference case in " << cases;
+  ASSERT_EQ(run({"diagnose", "--input", traced.string()}), 0) << child_->err();
+  const std::string text = child_->out();
+  const auto table = text.find("Top operators (self time, of ");
+  ASSERT_NE(table, std::string::npos) << text;
+  EXPECT_NE(text.find(" ms ", table), std::string::npos) << text;
+}
+
 // A log damaged part-way (a torn line, as a crashed writer leaves): the readers' `on_error: drain` keeps
 // the steps before the damage, the diagnosis is made of them and the damage is a warning naming the file
 // and line.

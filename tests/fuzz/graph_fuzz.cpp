@@ -3,8 +3,8 @@
 // or the JSON pointer; anything else is a bug.
 #include <string_view>
 
-#include "core/bif_parser.hpp"
-#include "core/json_graph.hpp"
+#include "cann_debug/causal_graph/bif_parser.hpp"
+#include "cann_debug/causal_graph/json_graph.hpp"
 #include "fuzz_target.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {

@@ -8,7 +8,6 @@
 #include <fmt/format.h>
 
 #include "cann_debug/messages.hpp"
-#include "causal_graph_notes.hpp"
 #include "details.hpp"
 #include "ranked_causes.hpp"
 
@@ -41,10 +40,6 @@ Manifest make_manifest(const ScenarioSpec& spec) {
       {"evidence", {std::string(Evidence::type_id)}, false, "the discretised evidence (provenance)"}};
   m.outputs = {{"diagnosis", std::string(Diagnosis::type_id), "one diagnosis at end of stream"}};
   m.options = {
-      {.name = "graph",
-       .type = OptionType::kString,
-       .description = "the causal graph (JSON) the engine used: variable descriptions and features",
-       .default_value = ""},
       {.name = "root",
        .type = OptionType::kString,
        .description = "the root-cause variable",
@@ -69,24 +64,21 @@ Manifest make_manifest(const ScenarioSpec& spec) {
   m.concurrency = Concurrency::serial();
   m.sample_yaml = fmt::format(
       "{}/diagnosis:\n"
-      "  graph: \"${{pipeline_dir}}/graphs/{}.json\"\n"
+      "  root: root_cause\n"
       "  min_confidence: 0.05\n"
       "  max_causes: 3\n",
-      spec.type, spec.scenario);
+      spec.type);
   return m;
 }
 
 class ScenarioAnalyzer final : public Component {
  public:
-  ScenarioAnalyzer(const ScenarioSpec& spec, const Config& config)
-      : spec_(spec), graph_(config.str("graph")) {
+  ScenarioAnalyzer(const ScenarioSpec& spec, const Config& config) : spec_(spec) {
     options_.root = config.str("root");
     options_.healthy_state = config.str("healthy_state");
     options_.min_confidence = config.number("min_confidence");
     options_.max_causes = static_cast<std::size_t>(config.integer("max_causes"));
   }
-
-  void start() override { notes_ = scenario::read_graph_notes(graph_); }
 
   void process(const Envelope& message, std::size_t port, Emitter&) override {
     switch (port) {
@@ -132,7 +124,7 @@ class ScenarioAnalyzer final : public Component {
       return;
     }
     d.root_causes =
-        scenario::rank_causes(*posterior_, evidence_ ? &*evidence_ : nullptr, features_, notes_, options_);
+        scenario::rank_causes(*posterior_, evidence_ ? &*evidence_ : nullptr, features_, options_);
     d.healthy = d.root_causes.empty() || d.root_causes.front().id == options_.healthy_state;
     d.details = spec_.details(features_);
     d.details["graph"] = posterior_->graph;
@@ -141,9 +133,7 @@ class ScenarioAnalyzer final : public Component {
 
  private:
   ScenarioSpec spec_;
-  std::string graph_;
   scenario::RankingOptions options_;
-  std::map<std::string, scenario::VariableNote> notes_;
   std::optional<Posterior> posterior_;
   std::optional<Evidence> evidence_;
   FeatureIndex features_;

@@ -62,10 +62,10 @@ std::vector<const Feature*> FeatureIndex::with_prefix(const std::string& prefix)
 }
 
 std::vector<RootCause> rank_causes(const Posterior& posterior, const Evidence* evidence,
-                                   const FeatureIndex& features,
-                                   const std::map<std::string, VariableNote>& notes,
-                                   const RankingOptions& options) {
+                                   const FeatureIndex& features, const RankingOptions& options) {
   std::vector<RootCause> out;
+  std::map<std::string, const GraphVariable*> notes;  // what the graph says of each variable
+  for (const auto& v : posterior.variables) notes[v.name] = &v;
   auto marginal = posterior.marginals.find(options.root);
   if (marginal == posterior.marginals.end()) return out;
   std::vector<std::pair<std::string, double>> states(marginal->second.begin(), marginal->second.end());
@@ -104,9 +104,9 @@ std::vector<RootCause> rank_causes(const Posterior& posterior, const Evidence* e
       std::string sentence = fmt::format("{}={}", var, st);
       auto note = notes.find(var);
       if (note != notes.end()) {
-        if (!note->second.description.empty())
-          sentence += " (" + short_description(note->second.description) + ")";
-        if (const Feature* f = note->second.feature.empty() ? nullptr : features.find(note->second.feature)) {
+        const GraphVariable& about = *note->second;
+        if (!about.description.empty()) sentence += " (" + short_description(about.description) + ")";
+        if (const Feature* f = about.feature.empty() ? nullptr : features.find(about.feature)) {
           sentence += fmt::format(": {} = {}{}{}", f->name, format_value(f->value),
                                   f->unit.empty() ? "" : " ", f->unit);
           cause.evidence.insert(cause.evidence.end(), f->evidence.begin(), f->evidence.end());

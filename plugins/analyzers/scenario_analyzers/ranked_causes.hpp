@@ -6,7 +6,6 @@
 #include <vector>
 
 #include "cann_debug/messages.hpp"
-#include "causal_graph_notes.hpp"
 
 namespace cann_debug::plugins::scenario {
 
@@ -26,10 +25,9 @@ struct FeatureIndex {
 
 /// Root causes sorted by confidence (healthy included as a ranked answer), each non-healthy one with its
 /// path, the evidence references of the observed variables on that path, and an explanation naming
-/// those variables, their states and the measured feature values.
+/// those variables, their states (with the description the posterior's graph variables give) and the
+/// measured values of the features their discretizations read.
 std::vector<RootCause> rank_causes(const Posterior& posterior, const Evidence* evidence,
-                                   const FeatureIndex& features,
-                                   const std::map<std::string, VariableNote>& notes,
-                                   const RankingOptions& options);
+                                   const FeatureIndex& features, const RankingOptions& options);
 
 }  // namespace cann_debug::plugins::scenario

@@ -21,12 +21,13 @@ Manifest make_manifest() {
       "Exact junction-tree inference on a discrete Bayesian network: one posterior/1 per evidence/1.";
   m.inputs = engine_inputs();
   m.outputs = engine_outputs();
-  m.options = {graph_option(), roots_option(), top_k_option(), max_clique_option(), explain_option()};
+  m.options = {graph_option(GraphOption::kFromEvidence), roots_option(), top_k_option(), max_clique_option(),
+               explain_option()};
   m.concurrency = Concurrency::serial();
   m.sample_yaml =
       "# Posteriors of the training causal graph for each evidence message.\n"
       "bayes_exact/causal:\n"
-      "  graph: ${CANN_DEBUG_GRAPHS}/training.json\n"
+      "  graph: ${CANN_DEBUG_GRAPHS}/training.json  # omit: the graph the evidence names\n"
       "  roots: []                  # empty = parentless variables\n"
       "  top_k: 3\n"
       "  max_clique_entries: 4194304\n";
@@ -67,7 +68,7 @@ class BayesExactFactory final : public SimpleFactory<BayesExact> {
  public:
   using SimpleFactory::SimpleFactory;
   std::vector<ConfigProblem> validate(const Config& config) const override {
-    return validate_engine_config(config);
+    return validate_engine_config(config, GraphOption::kFromEvidence);
   }
 };
 

@@ -25,7 +25,7 @@ Manifest make_manifest() {
       "Likelihood-weighting inference on a discrete Bayesian network: one posterior/1 per evidence/1.";
   m.inputs = engine_inputs();
   m.outputs = engine_outputs();
-  m.options = {graph_option(),
+  m.options = {graph_option(GraphOption::kFromEvidence),
                {.name = "samples",
                 .type = OptionType::kInt,
                 .description = "weighted samples per inference",
@@ -112,7 +112,7 @@ class BayesSamplingFactory final : public SimpleFactory<BayesSampling> {
  public:
   using SimpleFactory::SimpleFactory;
   std::vector<ConfigProblem> validate(const Config& config) const override {
-    return validate_engine_config(config);
+    return validate_engine_config(config, GraphOption::kFromEvidence);
   }
 };
 

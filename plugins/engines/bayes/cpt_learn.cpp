@@ -11,10 +11,10 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "cann_debug/causal_graph/graph_loader.hpp"
+#include "cann_debug/causal_graph/json_graph.hpp"
 #include "cann_debug/messages.hpp"
 #include "core/evidence.hpp"
-#include "core/graph_loader.hpp"
-#include "core/json_graph.hpp"
 #include "core/learning.hpp"
 #include "engine_common.hpp"
 
@@ -34,7 +34,7 @@ Manifest make_manifest() {
   m.inputs = {{"evidence", {std::string(Evidence::type_id)}, true, "one labelled case per message"}};
   m.outputs = {{"stats", std::string(JsonMessage::type_id), "learning and leave-one-out figures"}};
   m.options = {
-      bayes_detail::graph_option(),
+      bayes_detail::graph_option(bayes_detail::GraphOption::kRequired),
       {.name = "output",
        .type = OptionType::kString,
        .description = "where to write the learnt graph (.json)",

@@ -7,9 +7,9 @@
 
 #include <fmt/format.h>
 
+#include "cann_debug/causal_graph/graph_loader.hpp"
 #include "cann_debug/messages.hpp"
 #include "core/discretization.hpp"
-#include "core/graph_loader.hpp"
 #include "engine_common.hpp"
 
 namespace cann_debug::plugins {
@@ -27,7 +27,7 @@ Manifest make_manifest() {
       "Turns features into evidence/1 through the discretization specs of a causal graph's variables.";
   m.inputs = {{"features", {std::string(FeatureSet::type_id)}, true, "features to discretise"}};
   m.outputs = {{"evidence", std::string(Evidence::type_id), "observations of the graph's variables"}};
-  m.options = {bayes_detail::graph_option(),
+  m.options = {bayes_detail::graph_option(bayes_detail::GraphOption::kRequired),
                {.name = "emit",
                 .type = OptionType::kEnum,
                 .description =
@@ -100,6 +100,7 @@ class Discretize final : public Component {
 
   Evidence evidence() const {
     Evidence e;
+    e.graph = path_;  // an engine with no `graph` of its own answers on this one
     for (const auto& [v, r] : current_) {
       const bayes::Variable& var = net_->variables[static_cast<std::size_t>(v)];
       if (r.value.hard_state >= 0) {
@@ -127,7 +128,7 @@ class DiscretizeFactory final : public SimpleFactory<Discretize> {
  public:
   using SimpleFactory::SimpleFactory;
   std::vector<ConfigProblem> validate(const Config& config) const override {
-    return bayes_detail::validate_engine_config(config);
+    return bayes_detail::validate_engine_config(config, bayes_detail::GraphOption::kRequired);
   }
 };
 

@@ -8,19 +8,28 @@
 
 #include <fmt/format.h>
 
+#include "cann_debug/causal_graph/graph_loader.hpp"
+#include "cann_debug/causal_graph/graph_variables.hpp"
 #include "core/evidence.hpp"
-#include "core/graph_loader.hpp"
 #include "core/junction_tree.hpp"
 
 namespace cann_debug::plugins::bayes_detail {
 
 using nlohmann::json;
 
-OptionSpec graph_option() {
+OptionSpec graph_option(GraphOption which) {
+  if (which == GraphOption::kRequired)
+    return {
+        .name = "graph",
+        .type = OptionType::kString,
+        .description = "causal graph file: .json (cann-debug graph, see docs/bayes.md) or .bif (BIF 0.15)",
+        .required = true};
   return {.name = "graph",
           .type = OptionType::kString,
-          .description = "causal graph file: .json (cann-debug graph, see docs/bayes.md) or .bif (BIF 0.15)",
-          .required = true};
+          .description =
+              "causal graph file (.json or .bif); empty = the graph the evidence names (the one its "
+              "discretizer read)",
+          .default_value = ""};
 }
 
 OptionSpec roots_option() {
@@ -71,14 +80,14 @@ std::vector<OutputPort> engine_outputs() {
            "one per evidence message: log P(evidence), inference counts and engine figures"}};
 }
 
-std::vector<ConfigProblem> validate_engine_config(const Config& config) {
+std::vector<ConfigProblem> validate_engine_config(const Config& config, GraphOption which) {
   std::vector<ConfigProblem> problems;
-  const std::string path = config.str("graph");
+  const std::string path = config.has("graph") ? config.str("graph") : std::string();
   std::string ext = std::filesystem::path(path).extension().string();
   for (char& c : ext) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   std::error_code ec;
   if (path.empty()) {
-    problems.push_back({"graph", "empty path"});
+    if (which == GraphOption::kRequired) problems.push_back({"graph", "empty path"});
   } else if (ext != ".json" && ext != ".bif") {
     problems.push_back({"graph", fmt::format("expected a .json or .bif file, got '{}'", path)});
   } else if (!std::filesystem::is_regular_file(path, ec)) {
@@ -117,6 +126,7 @@ Posterior make_posterior(const bayes::Network& net, const bayes::InferenceResult
                          const bayes::Explanation& explanation) {
   Posterior p;
   p.graph = net.display_name();
+  p.variables = bayes::graph_variables(net);
   for (std::size_t v = 0; v < net.size(); ++v) {
     auto& m = p.marginals[net.variables[v].name];
     for (std::size_t s = 0; s < net.variables[v].cardinality(); ++s)
@@ -143,17 +153,38 @@ EngineComponent::EngineComponent(const CreateContext& ctx, const Config& config)
 
 void EngineComponent::start() {
   if (net_) return;
-  auto net = std::make_unique<bayes::Network>(bayes::load_graph(config_.str("graph")));
+  // With no `graph` option the graph comes with the first evidence message (see process()).
+  if (const std::string path = config_.str("graph"); !path.empty()) load(path);
+}
+
+void EngineComponent::load(const std::string& path) {
+  auto net = std::make_unique<bayes::Network>(bayes::load_graph(path));
   explain_options_.roots = resolve_variables(*net, config_.strings("roots"), "roots");
   net_ = std::move(net);
+  graph_path_ = path;
   prepare(*net_);
   defaults_ = bayes::default_states(*net_, infer(bayes::Likelihoods(net_->size())));
   host_->logger().info("{}: graph '{}' ({} variables) ready", id_, net_->display_name(), net_->size());
 }
 
 void EngineComponent::process(const Envelope& message, std::size_t /*port*/, Emitter& out) {
-  if (!net_) start();
   const Evidence& evidence = message.as<Evidence>();
+  const bool own_graph = !config_.str("graph").empty();
+  if (!net_) {
+    if (own_graph)
+      load(config_.str("graph"));
+    else if (!evidence.graph.empty())
+      load(evidence.graph);
+    else
+      throw std::runtime_error(
+          "no causal graph: the `graph` option is empty and the evidence names none (feed the engine from "
+          "a discretizer, which names the graph it read, or set `graph`)");
+  } else if (!own_graph && !evidence.graph.empty() && evidence.graph != graph_path_) {
+    throw std::runtime_error(fmt::format(
+        "the evidence names graph '{}' but this engine answers on '{}' (the graph of its first evidence); "
+        "set `graph` to answer every message on one graph",
+        evidence.graph, graph_path_));
+  }
   const auto t0 = std::chrono::steady_clock::now();
   const bayes::Likelihoods likelihoods = bayes::make_likelihoods(*net_, evidence.hard, evidence.soft);
   const bayes::InferenceResult result = infer(likelihoods);

@@ -9,16 +9,18 @@
 
 #include <nlohmann/json.hpp>
 
+#include "cann_debug/causal_graph/network.hpp"
 #include "cann_debug/component.hpp"
 #include "cann_debug/messages.hpp"
 #include "core/explain.hpp"
 #include "core/inference.hpp"
-#include "core/network.hpp"
 
 namespace cann_debug::plugins::bayes_detail {
 
-// Option specs shared by the engines (and `graph` by discretize).
-OptionSpec graph_option();
+// Option specs shared by the engines (and `graph` by discretize, where it is required: the engines may
+// take the graph the evidence names).
+enum class GraphOption { kRequired, kFromEvidence };
+OptionSpec graph_option(GraphOption which);
 OptionSpec roots_option();
 OptionSpec top_k_option();
 OptionSpec explain_option();
@@ -26,8 +28,9 @@ OptionSpec max_clique_option();
 std::vector<InputPort> engine_inputs();
 std::vector<OutputPort> engine_outputs();
 
-/// Plan-time checks of `graph` (a readable .json or .bif file) and `roots` (non-empty names).
-std::vector<ConfigProblem> validate_engine_config(const Config& config);
+/// Plan-time checks of `graph` (a readable .json or .bif file; empty only for kFromEvidence) and `roots`
+/// (non-empty names).
+std::vector<ConfigProblem> validate_engine_config(const Config& config, GraphOption which);
 
 /// Variable indices of `names`; throws std::runtime_error with a did-you-mean for an unknown one.
 std::vector<int> resolve_variables(const bayes::Network& net, const std::vector<std::string>& names,
@@ -64,7 +67,10 @@ class EngineComponent : public Component {
   HostServices* host_;
   std::string id_;
   Config config_;
+  void load(const std::string& path);
+
   std::unique_ptr<bayes::Network> net_;
+  std::string graph_path_;  // where net_ was loaded from
   std::vector<int> defaults_;
   bayes::ExplainOptions explain_options_;
   bool explain_ = true;

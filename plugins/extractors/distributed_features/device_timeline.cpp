@@ -4,20 +4,10 @@
 #include <cmath>
 #include <unordered_map>
 
-#include "trace_kernels/kernel_class.hpp"
+#include "cann_debug/trace_events.hpp"
 
 namespace cann_debug::plugins::distributed {
 namespace {
-
-constexpr std::string_view kKernelCategory = "kernel";
-
-bool is_device_row(std::string_view category) {
-  return category == kKernelCategory || category == "gpu_memcpy" || category == "gpu_memset";
-}
-
-bool is_launch_category(std::string_view category) {
-  return category == "cuda_runtime" || category == "cuda_driver";
-}
 
 std::int64_t correlation_of(const nlohmann::json& args) {
   if (!args.is_object()) return -1;
@@ -35,17 +25,17 @@ std::int64_t correlation_of(const nlohmann::json& args) {
 
 bool DeviceTimeline::add(const Event& event) {
   if (event.phase != 'X' || event.start_ns == kNoTimestamp || event.duration_ns < 0) return false;
-  if (is_device_row(event.category)) {
+  if (trace::is_device_row(event.category)) {
     Row row{
         {event.start_ns, event.start_ns + event.duration_ns}, correlation_of(event.args), RowClass::kOther};
-    if (event.category == kKernelCategory) {
+    if (trace::category_of(event.category) == trace::EventCategory::kKernel) {
       has_kernels_ = true;
       // HTA's classes: NCCL/HCCL kernels communicate; everything not memory or runtime bookkeeping computes.
-      switch (hta::kernel_type(event.name)) {
-        case hta::KernelType::kCommunication:
+      switch (trace::kernel_type(event.name)) {
+        case trace::KernelType::kCommunication:
           row.kind = RowClass::kCommunication;
           break;
-        case hta::KernelType::kComputation:
+        case trace::KernelType::kComputation:
           row.kind = RowClass::kComputation;
           break;
         default:
@@ -55,7 +45,7 @@ bool DeviceTimeline::add(const Event& event) {
     rows_.push_back(row);
     return true;
   }
-  if (is_launch_category(event.category)) {
+  if (trace::category_of(event.category) == trace::EventCategory::kRuntime) {
     const std::int64_t correlation = correlation_of(event.args);
     if (correlation < 0) return false;
     launches_.push_back({correlation, event.start_ns});

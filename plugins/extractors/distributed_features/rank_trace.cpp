@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <charconv>
 
+#include "cann_debug/trace_events.hpp"
+
 namespace cann_debug::plugins::distributed {
 namespace {
 
@@ -57,7 +59,8 @@ bool is_collective_call(std::string_view name) {
 void RankTrace::add(const Event& event) {
   if (event.phase != 'X' || event.start_ns == kNoTimestamp || event.duration_ns < 0) return;
   if (device_.add(event)) return;
-  if (event.category == "gpu_user_annotation") return;  // Kineto's copy of CPU ranges on the GPU rows
+  if (trace::category_of(event.category) == trace::EventCategory::kGpuUserAnnotation)
+    return;  // Kineto's copy of CPU ranges on the GPU rows
   const Span span{event.tid, {event.start_ns, event.start_ns + event.duration_ns}};
   const std::string_view name = event.name;
   if (name.starts_with(kStepPrefix)) {

@@ -6,11 +6,19 @@
 #include <unordered_map>
 #include <vector>
 
+#include "cann_debug/trace_events.hpp"
 #include "intervals.hpp"
 #include "rank_trace.hpp"
-#include "trace_kernels/kernel_class.hpp"
 
 namespace cann_debug::plugins::hta {
+
+// The SDK's trace classifier, under the names the HTA code reads them by.
+using trace::is_launch_call;
+using trace::is_straggler_comm_kernel;
+using trace::kernel_type;
+using trace::kernel_type_name;
+using trace::KernelType;
+using trace::kSweptKernelTypes;
 
 struct GpuRow {
   std::int64_t index;

@@ -6,13 +6,15 @@
 #include <string_view>
 #include <utility>
 
+#include "cann_debug/trace_events.hpp"
+
 namespace cann_debug::plugins::inference {
 namespace {
 
 constexpr std::string_view kStepPrefix = "ProfilerStep#";
 
 bool is_operator(const std::string& name) {
-  return name.starts_with("aten::");
+  return trace::is_framework_operator(name);
 }
 
 std::optional<std::int64_t> step_index(const std::string& name) {

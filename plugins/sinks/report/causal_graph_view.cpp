@@ -1,32 +1,14 @@
 #include "causal_graph_view.hpp"
 
 #include <algorithm>
-#include <fstream>
 #include <functional>
 #include <map>
 #include <stdexcept>
 
 #include <fmt/format.h>
-#include <nlohmann/json.hpp>
 
 namespace cann_debug::report {
 namespace {
-
-using nlohmann::json;
-
-std::string string_at(const json& v, const std::string& path, const std::string& pointer) {
-  if (!v.is_string()) throw std::runtime_error(fmt::format("{}: {}: expected a string", path, pointer));
-  return v.get<std::string>();
-}
-
-std::vector<std::string> strings_at(const json& v, const std::string& path, const std::string& pointer) {
-  if (!v.is_array())
-    throw std::runtime_error(fmt::format("{}: {}: expected an array of strings", path, pointer));
-  std::vector<std::string> out;
-  for (std::size_t i = 0; i < v.size(); ++i)
-    out.push_back(string_at(v[i], path, fmt::format("{}/{}", pointer, i)));
-  return out;
-}
 
 void assign_layers(CausalGraphView& g) {
   std::map<std::string, std::size_t> index;
@@ -36,7 +18,7 @@ void assign_layers(CausalGraphView& g) {
       auto it = index.find(p);
       if (it == index.end())
         throw std::runtime_error(
-            fmt::format("{}: variable '{}' has an unknown parent '{}'", g.source_path, g.nodes[i].name, p));
+            fmt::format("graph '{}': variable '{}' has an unknown parent '{}'", g.name, g.nodes[i].name, p));
       g.edges.emplace_back(it->second, i);
     }
   enum class Mark { kNew, kActive, kDone };
@@ -45,7 +27,7 @@ void assign_layers(CausalGraphView& g) {
     if (mark[i] == Mark::kDone) return g.nodes[i].layer;
     if (mark[i] == Mark::kActive)
       throw std::runtime_error(
-          fmt::format("{}: the parents of '{}' form a cycle", g.source_path, g.nodes[i].name));
+          fmt::format("graph '{}': the parents of '{}' form a cycle", g.name, g.nodes[i].name));
     mark[i] = Mark::kActive;
     int depth = 0;
     for (const auto& p : g.nodes[i].parents) depth = std::max(depth, layer(index.at(p)) + 1);
@@ -58,35 +40,13 @@ void assign_layers(CausalGraphView& g) {
 
 }  // namespace
 
-CausalGraphView load_causal_graph(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw std::runtime_error(fmt::format("{}: cannot open the causal graph file", path));
-  json doc;
-  try {
-    doc = json::parse(in);
-  } catch (const json::parse_error& e) {
-    throw std::runtime_error(fmt::format("{}: not JSON (byte {}): {}", path, e.byte, e.what()));
-  }
-  if (!doc.is_object() || !doc.contains("variables") || !doc["variables"].is_array() ||
-      doc["variables"].empty())
-    throw std::runtime_error(fmt::format(
-        "{}: expected a cann-debug.bayes-graph/1 object with a non-empty 'variables' array", path));
+std::optional<CausalGraphView> causal_graph_view(const Posterior& posterior) {
+  if (posterior.variables.empty()) return std::nullopt;
   CausalGraphView g;
-  g.source_path = path;
-  g.name = doc.contains("name") && doc["name"].is_string() ? doc["name"].get<std::string>() : "";
-  const json& vars = doc["variables"];
-  for (std::size_t i = 0; i < vars.size(); ++i) {
-    const std::string at = fmt::format("/variables/{}", i);
-    const json& v = vars[i];
-    if (!v.is_object() || !v.contains("name"))
-      throw std::runtime_error(fmt::format("{}: {}: expected an object with a 'name'", path, at));
-    GraphNode node;
-    node.name = string_at(v["name"], path, at + "/name");
-    if (v.contains("description")) node.description = string_at(v["description"], path, at + "/description");
-    if (v.contains("states")) node.states = strings_at(v["states"], path, at + "/states");
-    if (v.contains("parents")) node.parents = strings_at(v["parents"], path, at + "/parents");
-    g.nodes.push_back(std::move(node));
-  }
+  g.name = posterior.graph;
+  for (const auto& v : posterior.variables)
+    g.nodes.push_back(
+        GraphNode{.name = v.name, .description = v.description, .states = v.states, .parents = v.parents});
   assign_layers(g);
   return g;
 }

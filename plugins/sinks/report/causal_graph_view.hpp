@@ -1,5 +1,5 @@
-// The causal graph as the report draws it: variables in layers (root causes → mechanisms → symptoms),
-// edges parent → child, the top cause's propagation path highlighted, observed states shown.
+// The causal graph as the report draws it, from the posterior: variables in layers (root causes → mechanisms
+// → symptoms), edges parent → child, the top cause's propagation path highlighted, observed states shown.
 #pragma once
 
 #include <optional>
@@ -11,11 +11,11 @@
 
 namespace cann_debug::report {
 
-/// Reads the variables (name, description, states, parents) of a `cann-debug.bayes-graph/1` JSON file and
-/// puts each in the layer of its longest chain of ancestors (0 = no parents). Throws std::runtime_error
-/// naming the file (and the byte offset or JSON pointer) when it cannot be read, is not JSON, or a variable
-/// lacks a name, has an unknown parent, or the parents form a cycle.
-CausalGraphView load_causal_graph(const std::string& path);
+/// The graph a posterior answers on (its `variables`: name, description, states, parents), each variable in
+/// the layer of its longest chain of ancestors (0 = no parents); nullopt when the posterior carries no
+/// variables. Throws std::runtime_error naming the graph when a variable has an unknown parent or the
+/// parents form a cycle (a posterior read back from a file need not come from a checked graph).
+std::optional<CausalGraphView> causal_graph_view(const Posterior& posterior);
 
 /// Adds what the run says: the hard-evidence state of each observed variable, the likeliest state of each
 /// posterior marginal, and the path of the top cause ("var=state" entries; the diagnosis' first root cause,

@@ -6,19 +6,12 @@
 
 namespace cann_debug::report {
 
-bool is_operator_event(const Event& e) {
-  if (e.phase != 'X' || e.duration_ns < 0 || e.start_ns == kNoTimestamp) return false;
-  const std::string_view c = e.category;
-  if (c == "cpu_op" || c == "kernel" || c == "gpu_op" || c == "operator") return true;
-  return std::string_view(e.name).substr(0, 6) == "aten::";
-}
-
 void OperatorAggregator::add(const EventBatch& batch) {
   // Indices of the operator events, grouped by thread and sorted by start (longest first on ties, so a
   // parent comes before a child that starts with it).
   std::vector<std::size_t> ops;
   for (std::size_t i = 0; i < batch.events.size(); ++i)
-    if (is_operator_event(batch.events[i])) ops.push_back(i);
+    if (trace::is_operator_event(batch.events[i])) ops.push_back(i);
   const auto& ev = batch.events;
   std::sort(ops.begin(), ops.end(), [&](std::size_t a, std::size_t b) {
     const Event& x = ev[a];

@@ -7,14 +7,16 @@
 #include <vector>
 
 #include "cann_debug/messages.hpp"
+#include "cann_debug/trace_events.hpp"
 #include "report_model.hpp"
 
 namespace cann_debug::report {
 
-/// Complete ('X') events that are operators: category `cpu_op`, `kernel`, `gpu_op` or `operator`, or a name
-/// starting with `aten::` (traces without categories). Per batch, the operators of each (process, thread)
-/// are nested by time; an operator's self time is its duration minus that of the operators directly
-/// inside it (nesting across batches is not seen). Only per-name totals are kept, never the events.
+/// Operators as the SDK's trace classifier says (trace::is_operator_event: complete events of category
+/// `cpu_op`, `kernel`, `gpu_op` or `operator`, or named `aten::...` in traces without categories). Per batch,
+/// the operators of each (process, thread) are nested by time; an operator's self time is its duration minus
+/// that of the operators directly inside it (nesting across batches is not seen). Only per-name totals are
+/// kept, never the events.
 class OperatorAggregator {
  public:
   void add(const EventBatch& batch);
@@ -32,7 +34,5 @@ class OperatorAggregator {
   std::map<std::string, Totals> totals_;
   std::int64_t events_ = 0;
 };
-
-bool is_operator_event(const Event& e);
 
 }  // namespace cann_debug::report

@@ -1,5 +1,6 @@
 // report: collects the diagnosis, advice, features, log rows, trace events and posterior of a run and, at
-// end of stream, writes report.json, report.md and report.html (docs/report.md).
+// end of stream, writes report.json, report.md and report.html (docs/report.md) and emits the report
+// document on `model`, which consoles (`cann-debug diagnose`) render.
 #include "report.hpp"
 
 #include <algorithm>
@@ -54,18 +55,23 @@ Manifest make_manifest() {
       {"posterior", {std::string(Posterior::type_id)}, false, "engine posterior (the last one counts)"},
       {"evidence", {std::string(Evidence::type_id)}, false, "discretised evidence: observed graph states"},
   };
+  m.outputs = {{"model", std::string(JsonMessage::type_id),
+                "at end of stream, the report document (cann-debug.report/1) the files are written from"}};
   m.options = {
       {.name = "output",
        .type = OptionType::kString,
-       .description = "folder to write the report files into (created if missing)",
-       .default_value = nullptr,
-       .required = true,
+       .description =
+           "folder to write the report files into (created if missing); needed when formats lists any",
+       .default_value = "",
+       .required = false,
        .min = {},
        .max = {},
        .enum_values = {}},
       {.name = "formats",
        .type = OptionType::kStringList,
-       .description = "which files to write: json (report.json), markdown (report.md), html (report.html)",
+       .description =
+           "which files to write: json (report.json), markdown (report.md), html (report.html); [] = none, "
+           "only the model output",
        .default_value = json::array({"json", "markdown", "html"}),
        .required = false,
        .min = {},
@@ -75,14 +81,6 @@ Manifest make_manifest() {
        .type = OptionType::kString,
        .description = "title of the report",
        .default_value = "cann-debug report",
-       .required = false,
-       .min = {},
-       .max = {},
-       .enum_values = {}},
-      {.name = "graph",
-       .type = OptionType::kString,
-       .description = "the causal graph JSON file (cann-debug.bayes-graph/1) to draw; empty = no graph view",
-       .default_value = "",
        .required = false,
        .min = {},
        .max = {},
@@ -102,7 +100,6 @@ Manifest make_manifest() {
       "  output: \"${output}\"                 # required: report.json, report.md, report.html go here\n"
       "  formats: [json, markdown, html]\n"
       "  title: \"Training run diagnosis\"\n"
-      "  graph: \"${pipeline_dir}/graphs/training.json\"\n"
       "  max_points: 2000\n";
   return m;
 }
@@ -114,12 +111,10 @@ class Report final : public Component {
         output_(config.str("output")),
         formats_(config.strings("formats")),
         title_(config.str("title")),
-        graph_path_(config.str("graph")),
         max_points_(static_cast<std::size_t>(config.integer("max_points"))) {}
 
   void start() override {
-    report::prepare_output_folder(output_);
-    if (!graph_path_.empty()) graph_ = report::load_causal_graph(graph_path_);
+    if (!formats_.empty()) report::prepare_output_folder(output_);
   }
 
   void process(const Envelope& message, std::size_t port, Emitter& /*out*/) override {
@@ -150,21 +145,23 @@ class Report final : public Component {
     }
   }
 
-  void flush(Emitter& /*out*/) override {
+  void flush(Emitter& out) override {
     if (!diagnosis_)
       host_.logger().log(LogLevel::kWarn,
-                         fmt::format("report: no diagnosis arrived; {} shows the inputs only", output_));
+                         fmt::format("report: no diagnosis arrived; {} shows the inputs only",
+                                     formats_.empty() ? "the model" : output_));
     const report::ReportModel model = build_model();
+    json document = report::report_json(model);
     for (const auto& format : formats_) {
       if (format == "json")
-        report::write_file_atomically(
-            output_, "report.json",
-            report::report_json(model).dump(2, ' ', false, json::error_handler_t::replace) + "\n");
+        report::write_file_atomically(output_, "report.json",
+                                      document.dump(2, ' ', false, json::error_handler_t::replace) + "\n");
       else if (format == "markdown")
         report::write_file_atomically(output_, "report.md", report::report_markdown(model));
       else if (format == "html")
         report::write_file_atomically(output_, "report.html", report::report_html(model));
     }
+    out.emit(0, CorrelationKey{}, JsonMessage{std::move(document)});
   }
 
  private:
@@ -186,9 +183,14 @@ class Report final : public Component {
       for (const auto& f : set.features)
         if (f.labels.contains("operator")) m.operator_features.push_back(f);
     m.ranks = report::rank_bars(features_);
-    if (graph_) {
-      m.graph = *graph_;
-      report::annotate_causal_graph(*m.graph, diagnosis_, posterior_, evidence_);
+    if (posterior_) {
+      try {
+        m.graph = report::causal_graph_view(*posterior_);
+      } catch (const std::runtime_error& e) {
+        // The rest of the report still stands; only the drawing of a malformed graph is left out.
+        host_.logger().log(LogLevel::kWarn, fmt::format("report: no causal graph view: {}", e.what()));
+      }
+      if (m.graph) report::annotate_causal_graph(*m.graph, diagnosis_, posterior_, evidence_);
     }
     return m;
   }
@@ -197,9 +199,7 @@ class Report final : public Component {
   std::string output_;
   std::vector<std::string> formats_;
   std::string title_;
-  std::string graph_path_;
   std::size_t max_points_;
-  std::optional<report::CausalGraphView> graph_;
   std::optional<Diagnosis> diagnosis_;
   std::vector<Advice> advice_;
   std::vector<FeatureSet> features_;
@@ -214,12 +214,11 @@ class ReportFactory final : public SimpleFactory<Report> {
   using SimpleFactory::SimpleFactory;
   std::vector<ConfigProblem> validate(const Config& config) const override {
     std::vector<ConfigProblem> problems;
-    if (config.has("output") && config.str("output").empty())
-      problems.push_back({"output", "must name a folder, got ''"});
-    if (config.has("formats")) {
-      const auto formats = config.strings("formats");
-      if (formats.empty())
-        problems.push_back({"formats", "lists no format (use json, markdown and/or html)"});
+    const auto formats = config.strings("formats");
+    if (!formats.empty() && config.str("output").empty())
+      problems.push_back(
+          {"output", "must name a folder for the report files (or set formats: [] to write none)"});
+    {
       for (const auto& f : formats)
         if (std::find(std::begin(kFormats), std::end(kFormats), f) == std::end(kFormats))
           problems.push_back(

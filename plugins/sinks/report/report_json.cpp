@@ -132,8 +132,7 @@ json graph_json(const CausalGraphView& g) {
   json path_edges = json::array();
   for (const auto& [from, to] : g.path_edges)
     path_edges.push_back(json::array({g.nodes[from].name, g.nodes[to].name}));
-  return {{"file", g.source_path},
-          {"name", g.name},
+  return {{"name", g.name},
           {"path_cause", g.path_cause},
           {"nodes", std::move(nodes)},
           {"path_edges", std::move(path_edges)}};

@@ -88,7 +88,6 @@ struct GraphNode {
 };
 
 struct CausalGraphView {
-  std::string source_path;
   std::string name;
   std::vector<GraphNode> nodes;                            // in file order
   std::vector<std::pair<std::size_t, std::size_t>> edges;  // parent index -> child index

@@ -118,6 +118,9 @@ struct FeatureSet {
 // ---- evidence/1: observations of causal-graph variables ----------------------------------------------
 struct Evidence {
   static constexpr std::string_view type_id = "evidence/1";
+  /// The causal graph file whose variables these are (set by a discretizer); an engine with no `graph`
+  /// option of its own loads this one, so a pipeline names its graph once. "" = not said.
+  std::string graph;
   std::map<std::string, std::string> hard;                     // variable -> observed state
   std::map<std::string, std::map<std::string, double>> soft;   // variable -> state -> likelihood
   std::map<std::string, std::vector<EvidenceRef>> provenance;  // variable -> evidence it came from
@@ -129,9 +132,19 @@ struct RankedCause {
   double probability = 0.0;
   std::vector<std::string> path;  // most probable propagation path: cause -> ... -> symptom
 };
+/// One variable of the causal graph a posterior answers on, as components downstream of the engine need it
+/// (analyzers explaining a cause, reports drawing the graph, `infer` listing evidence): no tables.
+struct GraphVariable {
+  std::string name;
+  std::string description;
+  std::vector<std::string> states;
+  std::vector<std::string> parents;  // edges parent -> this variable
+  std::string feature;               // the feature its discretization reads; "" = not observed through one
+};
 struct Posterior {
   static constexpr std::string_view type_id = "posterior/1";
-  std::string graph;
+  std::string graph;                     // the graph's display name
+  std::vector<GraphVariable> variables;  // the graph's variables in file order (empty = not said)
   std::map<std::string, std::map<std::string, double>> marginals;
   std::vector<RankedCause> top_causes;
   std::vector<std::pair<std::string, double>> evidence_ranking;  // variable -> influence (e.g. |log LR|)
@@ -213,6 +226,7 @@ CANN_DEBUG_DECLARE_JSON(Feature)
 CANN_DEBUG_DECLARE_JSON(FeatureSet)
 CANN_DEBUG_DECLARE_JSON(Evidence)
 CANN_DEBUG_DECLARE_JSON(RankedCause)
+CANN_DEBUG_DECLARE_JSON(GraphVariable)
 CANN_DEBUG_DECLARE_JSON(Posterior)
 CANN_DEBUG_DECLARE_JSON(RootCause)
 CANN_DEBUG_DECLARE_JSON(Diagnosis)

@@ -2,9 +2,6 @@
 // evidence references, explanations and scenario details.
 #include <gtest/gtest.h>
 
-#include <filesystem>
-#include <fstream>
-
 #include "analyzer_component.hpp"
 #include "cann_debug/messages.hpp"
 #include "cann_debug/testing.hpp"
@@ -55,24 +52,23 @@ Evidence evidence() {
   return e;
 }
 
-std::string write_graph(const std::filesystem::path& dir) {
-  const auto path = dir / "g.json";
-  std::ofstream(path) << R"({"name": "training", "variables": [
-    {"name": "root_cause", "states": ["healthy", "lr_too_high", "grad_clip_too_low"], "cpt": [0.4, 0.3, 0.3]},
-    {"name": "loss_instability", "description": "the loss swings far around its trend",
-     "states": ["low", "high"], "parents": ["root_cause"], "cpt": [[0.9, 0.1], [0.1, 0.9], [0.5, 0.5]],
-     "discretization": {"feature": "loss.oscillation_amplitude", "thresholds": [0.3]}}]})";
-  return path.string();
+// What the engine says of its graph in the posterior: descriptions and the feature each variable reads.
+Posterior posterior_with_graph(double lr, double healthy, double clip) {
+  Posterior p = posterior(lr, healthy, clip);
+  p.variables = {{.name = "root_cause", .states = {"healthy", "lr_too_high", "grad_clip_too_low"}},
+                 {.name = "loss_instability",
+                  .description = "the loss swings far around its trend",
+                  .states = {"low", "high"},
+                  .parents = {"root_cause"},
+                  .feature = "loss.oscillation_amplitude"}};
+  return p;
 }
 
 TEST(scenario_analyzers, RanksCausesWithPathEvidenceAndExplanation) {
-  const auto dir = std::filesystem::temp_directory_path() / ("cdp_analyzer_" + std::to_string(::getpid()));
-  std::filesystem::create_directories(dir);
-  Harness h(training_analyzer_factory(), {{"graph", write_graph(dir)}});
+  Harness h(training_analyzer_factory(), {});
   h.run_processor({{kFeatures, Envelope::make(CorrelationKey{}, features())},
                    {kEvidence, Envelope::make(CorrelationKey{}, evidence())},
-                   {kPosterior, Envelope::make(CorrelationKey{}, posterior(0.85, 0.1, 0.05))}});
-  std::filesystem::remove_all(dir);
+                   {kPosterior, Envelope::make(CorrelationKey{}, posterior_with_graph(0.85, 0.1, 0.05))}});
   const auto out = h.outputs_of<Diagnosis>(0);
   ASSERT_EQ(out.size(), 1u);
   const Diagnosis& d = out[0];
@@ -142,18 +138,25 @@ TEST(scenario_analyzers, DistributedDetailsNameTheLateRank) {
   EXPECT_DOUBLE_EQ(d.details["ranks"]["2"]["rank.step_time"].get<double>(), 1.5);
 }
 
-TEST(scenario_analyzers, BadGraphFailsAtStartNamingTheFile) {
-  const auto path =
-      std::filesystem::temp_directory_path() / ("cdp_bad_graph_" + std::to_string(::getpid()) + ".json");
-  std::ofstream(path) << "{not json";
-  Harness h(training_analyzer_factory(), {{"graph", path.string()}});
-  try {
-    h.run_processor({});
-    FAIL() << "expected an error";
-  } catch (const std::runtime_error& e) {
-    EXPECT_NE(std::string(e.what()).find(path.string()), std::string::npos);
-  }
-  std::filesystem::remove(path);
+TEST(scenario_analyzers, WithoutGraphVariablesTheExplanationNamesStatesOnly) {
+  // A posterior that says nothing of its graph (a BIF graph has no descriptions either): the cause, its
+  // path and the provenance stand; no description and no feature value is made up.
+  Harness h(training_analyzer_factory(), {});
+  h.run_processor({{kFeatures, Envelope::make(CorrelationKey{}, features())},
+                   {kEvidence, Envelope::make(CorrelationKey{}, evidence())},
+                   {kPosterior, Envelope::make(CorrelationKey{}, posterior(0.85, 0.1, 0.05))}});
+  const auto d = h.outputs_of<Diagnosis>(0).at(0);
+  EXPECT_EQ(d.root_causes[0].id, "lr_too_high");
+  EXPECT_NE(d.root_causes[0].explanation.find("loss_instability=high"), std::string::npos);
+  EXPECT_EQ(d.root_causes[0].explanation.find("swings far"), std::string::npos);
+  EXPECT_EQ(d.root_causes[0].explanation.find("loss.oscillation_amplitude"), std::string::npos);
+  ASSERT_EQ(d.root_causes[0].evidence.size(), 1u);  // the variable's provenance only
+  EXPECT_EQ(d.root_causes[0].evidence[0].kind, "series");
+}
+
+TEST(scenario_analyzers, TheGraphIsNotAnOptionOfTheAnalyzer) {
+  // The graph is named once in a pipeline (on discretize); what the analyzer needs comes in posterior/1.
+  for (const auto& o : training_analyzer_factory().manifest().options) EXPECT_NE(o.name, "graph");
 }
 
 }  // namespace

@@ -18,8 +18,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "cann_debug/causal_graph/graph_loader.hpp"
 #include "core/errors.hpp"
-#include "core/graph_loader.hpp"
 #include "core/junction_tree.hpp"
 #include "naive_elimination.hpp"
 

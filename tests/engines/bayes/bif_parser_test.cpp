@@ -3,9 +3,9 @@
 #include <gtest/gtest.h>
 
 #include "bayes_test_support.hpp"
-#include "core/bif_parser.hpp"
+#include "cann_debug/causal_graph/bif_parser.hpp"
+#include "cann_debug/causal_graph/graph_loader.hpp"
 #include "core/errors.hpp"
-#include "core/graph_loader.hpp"
 
 namespace cann_debug::bayes {
 namespace {

@@ -5,8 +5,8 @@
 #include <limits>
 
 #include "bayes_test_support.hpp"
+#include "cann_debug/causal_graph/graph_loader.hpp"
 #include "core/discretization.hpp"
-#include "core/graph_loader.hpp"
 
 namespace cann_debug::bayes {
 namespace {

@@ -5,8 +5,8 @@
 #include <cmath>
 
 #include "bayes_test_support.hpp"
+#include "cann_debug/causal_graph/graph_loader.hpp"
 #include "core/explain.hpp"
-#include "core/graph_loader.hpp"
 #include "core/junction_tree.hpp"
 
 namespace cann_debug::bayes {

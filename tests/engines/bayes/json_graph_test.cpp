@@ -4,9 +4,9 @@
 #include <gtest/gtest.h>
 
 #include "bayes_test_support.hpp"
+#include "cann_debug/causal_graph/graph_loader.hpp"
+#include "cann_debug/causal_graph/json_graph.hpp"
 #include "core/errors.hpp"
-#include "core/graph_loader.hpp"
-#include "core/json_graph.hpp"
 
 namespace cann_debug::bayes {
 namespace {

@@ -6,9 +6,9 @@
 #include <cmath>
 
 #include "bayes_test_support.hpp"
+#include "cann_debug/causal_graph/graph_loader.hpp"
+#include "cann_debug/causal_graph/json_graph.hpp"
 #include "core/errors.hpp"
-#include "core/graph_loader.hpp"
-#include "core/json_graph.hpp"
 #include "core/junction_tree.hpp"
 #include "core/table_map.hpp"
 

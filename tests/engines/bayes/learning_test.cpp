@@ -3,7 +3,7 @@
 
 #include <cmath>
 
-#include "core/json_graph.hpp"
+#include "cann_debug/causal_graph/json_graph.hpp"
 #include "core/learning.hpp"
 
 namespace cann_debug::bayes {

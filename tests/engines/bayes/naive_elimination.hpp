@@ -3,8 +3,8 @@
 // variables or queries and no pruning of barren or irrelevant variables.
 #pragma once
 
+#include "cann_debug/causal_graph/network.hpp"
 #include "core/inference.hpp"
-#include "core/network.hpp"
 
 namespace cann_debug::bayes::bench {
 

@@ -5,6 +5,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -110,7 +111,7 @@ TEST(bayes_plugins, ExactEngineErrors) {
     EXPECT_STREQ(e.what(), "graph: no such file '/nonexistent/g.json'");
   }
   EXPECT_THROW(Harness(bayes_exact_factory(), {{"graph", mini() + ".txt"}}), std::invalid_argument);
-  EXPECT_THROW(Harness(bayes_exact_factory(), json::object()), std::invalid_argument);  // graph is required
+  EXPECT_THROW(Harness(discretize_factory(), json::object()), std::invalid_argument);  // graph is required
   // Start: unknown root, clique limit.
   {
     Harness h(bayes_exact_factory(), {{"graph", mini()}, {"roots", {"lr_to_high"}}});
@@ -186,6 +187,55 @@ TEST(bayes_plugins, DiscretizeFeaturesToEvidence) {
   ASSERT_EQ(e.provenance.at("loss_spike").size(), 1u);
   EXPECT_EQ(e.provenance.at("loss_spike")[0].first_step, 10);
   EXPECT_EQ(e.provenance.at("grad_clip_hits")[0].id, "rank0");
+}
+
+TEST(bayes_plugins, TheGraphIsNamedOnceOnDiscretize) {
+  // discretize names its graph in the evidence; an engine without `graph` answers on it, and its posterior
+  // carries the graph's variables (no tables) for the components downstream.
+  Harness d(discretize_factory(), {{"graph", mini()}});
+  d.run_processor({{0, features({{"loss.robust_z", 3.5, "", {}, {}}})}});
+  const Evidence e = d.outputs_of<Evidence>(0).at(0);
+  EXPECT_EQ(e.graph, mini());
+  Harness engine(bayes_exact_factory(), json::object());
+  engine.run_processor({{0, Envelope::make(CorrelationKey{}, e)}});
+  const Posterior p = engine.outputs_of<Posterior>(0).at(0);
+  EXPECT_EQ(p.graph, "mini_training");
+  ASSERT_EQ(p.variables.size(), 6u);
+  const auto spike = std::find_if(p.variables.begin(), p.variables.end(),
+                                  [](const GraphVariable& v) { return v.name == "loss_spike"; });
+  ASSERT_NE(spike, p.variables.end());
+  EXPECT_EQ(spike->feature, "loss.robust_z");
+  EXPECT_EQ(spike->states, (std::vector<std::string>{"no", "yes"}));
+  EXPECT_FALSE(spike->parents.empty());
+  // The same answer as an engine told the graph itself.
+  Harness told(bayes_exact_factory(), {{"graph", mini()}});
+  told.run_processor({{0, Envelope::make(CorrelationKey{}, e)}});
+  EXPECT_EQ(told.outputs_of<Posterior>(0).at(0).marginals, p.marginals);
+}
+
+TEST(bayes_plugins, AnEngineWithoutAGraphNeedsEvidenceNamingOne) {
+  Harness none(bayes_exact_factory(), json::object());
+  EXPECT_THAT(
+      [&] {
+        none.run_processor({{0, evidence({{"loss_spike", "yes"}})}});
+      },
+      ::testing::ThrowsMessage<std::runtime_error>(HasSubstr("no causal graph")));
+  // A later message naming another graph file is refused rather than answered on the first graph.
+  Evidence first;
+  first.graph = mini();
+  Evidence other = first;
+  other.graph = bt::data_file("no_discretization.json");
+  Harness two(bayes_exact_factory(), json::object());
+  EXPECT_THAT(
+      [&] {
+        two.run_processor(
+            {{0, Envelope::make(CorrelationKey{}, first)}, {0, Envelope::make(CorrelationKey{}, other)}});
+      },
+      ::testing::ThrowsMessage<std::runtime_error>(HasSubstr("no_discretization.json")));
+  // An engine told its graph answers whatever graph the evidence names.
+  Harness told(bayes_exact_factory(), {{"graph", mini()}});
+  told.run_processor({{0, Envelope::make(CorrelationKey{}, other)}});
+  EXPECT_EQ(told.outputs_of<Posterior>(0).size(), 1u);
 }
 
 TEST(bayes_plugins, DiscretizeEverySetAndNonFinite) {

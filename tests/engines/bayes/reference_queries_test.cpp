@@ -8,8 +8,8 @@
 #include <ostream>
 
 #include "bayes_test_support.hpp"
+#include "cann_debug/causal_graph/graph_loader.hpp"
 #include "core/errors.hpp"
-#include "core/graph_loader.hpp"
 #include "core/junction_tree.hpp"
 
 namespace cann_debug::bayes {

@@ -7,7 +7,6 @@
 #include "hta_analyses.hpp"
 #include "hta_time.hpp"
 #include "intervals.hpp"
-#include "trace_kernels/kernel_class.hpp"
 
 namespace cann_debug::plugins::hta {
 namespace {
@@ -46,31 +45,6 @@ TEST(TracesHtaIntervals, SweepsCombinationsOfSets) {
   EXPECT_EQ(t.at(2), 7);  // communication alone
   EXPECT_EQ(t.at(3), 3);  // computation + communication
   EXPECT_EQ(t.size(), 5u);
-}
-
-TEST(TracesHtaKernelClass, UsesHtaPatterns) {
-  EXPECT_EQ(kernel_type("ncclKernel_AllReduce_RING_LL_Sum_float(ncclWorkElem)"), KernelType::kCommunication);
-  EXPECT_EQ(kernel_type("ncclDevKernel_AllGather_RING_LL"), KernelType::kCommunication);
-  EXPECT_EQ(kernel_type("void at::foo<ncclKernel>"), KernelType::kCommunication);
-  EXPECT_EQ(kernel_type("hcclAllReduce"), KernelType::kCommunication);
-  EXPECT_EQ(kernel_type("hipMemcpyAsync"), KernelType::kCommunication);  // (^hip) is tested first
-  EXPECT_EQ(kernel_type("Memcpy HtoD (Pageable -> Device)"), KernelType::kMemory);
-  EXPECT_EQ(kernel_type("Memset (Device)"), KernelType::kMemory);
-  EXPECT_EQ(kernel_type("dma_request"), KernelType::kMemory);
-  EXPECT_EQ(kernel_type("Stream Sync"), KernelType::kOther);
-  EXPECT_EQ(kernel_type("Context Sync"), KernelType::kOther);
-  EXPECT_EQ(kernel_type("Stream Wait Event"), KernelType::kOther);
-  EXPECT_EQ(kernel_type("pe_exe"), KernelType::kOther);
-  EXPECT_EQ(kernel_type("runFunction - job"), KernelType::kOther);
-  EXPECT_EQ(kernel_type("cudaLaunchKernelExC"), KernelType::kOther);
-  EXPECT_EQ(kernel_type("volta_sgemm_128x64_nn"), KernelType::kComputation);
-  EXPECT_EQ(kernel_type("event_wait"), KernelType::kComputation);
-  EXPECT_EQ(kernel_type("triton_poi_fused_add_cos_sin_0"), KernelType::kComputation);
-  EXPECT_TRUE(is_launch_call("cudaLaunchKernel"));
-  EXPECT_TRUE(is_launch_call("cudaMemsetAsync"));
-  EXPECT_TRUE(is_launch_call("runFunction - job_prep_and_submit_for_execution"));
-  EXPECT_FALSE(is_launch_call("hipLaunchKernel"));
-  EXPECT_FALSE(is_launch_call("cudaMemcpy"));
 }
 
 TEST(TracesHtaTime, RoundsAsHtaDoesOnDoubles) {

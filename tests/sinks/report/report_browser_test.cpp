@@ -72,9 +72,7 @@ void expect_page_loads(const std::vector<std::pair<std::size_t, Envelope>>& inpu
   if (browser.empty()) GTEST_SKIP() << "no headless Chromium installed (chromium-headless-shell or chromium)";
   const fs::path out = testdata::fresh_folder("browser_" + name);
   {
-    testing::Harness h(
-        plugins::report_factory(),
-        {{"output", out.string()}, {"formats", {"html"}}, {"graph", testdata::fixture_graph_path()}});
+    testing::Harness h(plugins::report_factory(), {{"output", out.string()}, {"formats", {"html"}}});
     h.run_processor(inputs);
   }
   std::string output;

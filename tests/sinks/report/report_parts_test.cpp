@@ -131,30 +131,37 @@ TEST(OperatorAggregator, SelfTimeExcludesNestedOperatorsAndSharesSumToOne) {
 }
 
 TEST(CausalGraphView, LayersFollowTheLongestChainOfParents) {
-  const CausalGraphView g = load_causal_graph(testdata::fixture_graph_path());
+  const CausalGraphView g = causal_graph_view(testdata::training_posterior()).value();
+  EXPECT_EQ(g.name, "report_fixture");
   ASSERT_EQ(g.nodes.size(), 4u);
   EXPECT_EQ(g.nodes[0].layer, 0);
   EXPECT_EQ(g.nodes[1].layer, 1);
   EXPECT_EQ(g.nodes[2].layer, 2);
   EXPECT_EQ(g.nodes[3].layer, 1);
+  EXPECT_EQ(g.nodes[1].description, "gradient norm far above its median");
   EXPECT_EQ(g.edges.size(), 3u);
 }
 
-TEST(CausalGraphView, CyclesAndUnknownParentsAreErrorsNamingTheFile) {
-  const auto dir = testdata::fresh_folder("graph_errors");
-  const auto cyclic = (dir / "cyclic.json").string();
-  std::ofstream(cyclic)
-      << R"({"variables": [{"name": "a", "parents": ["b"]}, {"name": "b", "parents": ["a"]}]})";
-  EXPECT_THAT([&] { load_causal_graph(cyclic); },
-              ::testing::ThrowsMessage<std::runtime_error>(HasSubstr(cyclic + ": the parents of")));
-  const auto unknown = (dir / "unknown.json").string();
-  std::ofstream(unknown) << R"({"variables": [{"name": "a", "parents": ["zz"]}]})";
-  EXPECT_THAT([&] { load_causal_graph(unknown); },
+TEST(CausalGraphView, APosteriorWithoutVariablesHasNoView) {
+  Posterior p = testdata::training_posterior();
+  p.variables.clear();
+  EXPECT_FALSE(causal_graph_view(p).has_value());
+}
+
+TEST(CausalGraphView, CyclesAndUnknownParentsAreErrorsNamingTheGraph) {
+  Posterior cyclic;
+  cyclic.graph = "loopy";
+  cyclic.variables = {{.name = "a", .parents = {"b"}}, {.name = "b", .parents = {"a"}}};
+  EXPECT_THAT([&] { causal_graph_view(cyclic); },
+              ::testing::ThrowsMessage<std::runtime_error>(HasSubstr("graph 'loopy': the parents of")));
+  Posterior unknown;
+  unknown.variables = {{.name = "a", .parents = {"zz"}}};
+  EXPECT_THAT([&] { causal_graph_view(unknown); },
               ::testing::ThrowsMessage<std::runtime_error>(HasSubstr("unknown parent 'zz'")));
 }
 
 TEST(CausalGraphView, PathAndObservedStatesAreAnnotated) {
-  CausalGraphView g = load_causal_graph(testdata::fixture_graph_path());
+  CausalGraphView g = causal_graph_view(testdata::training_posterior()).value();
   annotate_causal_graph(g, testdata::training_diagnosis(), testdata::training_posterior(),
                         testdata::training_evidence());
   EXPECT_TRUE(g.nodes[0].on_path);

@@ -31,7 +31,6 @@ std::size_t count_of(const std::string& text, const std::string& needle) {
 fs::path run_training(const std::string& name, json options = json::object()) {
   const fs::path out = fresh_folder(name);
   options["output"] = out.string();
-  if (!options.contains("graph")) options["graph"] = testdata::fixture_graph_path();
   testing::Harness h(plugins::report_factory(), options);
   h.run_processor(testdata::training_inputs());
   return out;
@@ -150,19 +149,43 @@ TEST(ReportSink, UnwritableOutputFolderIsAClearErrorNamingThePath) {
   }
 }
 
-TEST(ReportSink, UnreadableGraphIsAClearErrorNamingTheFile) {
-  const fs::path dir = fresh_folder("badgraph");
-  const fs::path graph = dir / "graph.json";
-  std::ofstream(graph) << "{\"variables\": [ {\"name\": ";
-  testing::Harness h(plugins::report_factory(),
-                     {{"output", (dir / "out").string()}, {"graph", graph.string()}});
-  try {
-    h.component().start();
-    FAIL() << "a truncated graph file was accepted";
-  } catch (const std::runtime_error& e) {
-    EXPECT_THAT(e.what(), HasSubstr(graph.string()));
-    EXPECT_THAT(e.what(), HasSubstr("byte"));
-  }
+TEST(ReportSink, AMalformedGraphInThePosteriorLeavesOnlyTheGraphViewOut) {
+  const fs::path out = fresh_folder("badgraph");
+  Posterior cyclic = testdata::training_posterior();
+  cyclic.variables = {{.name = "a", .parents = {"b"}}, {.name = "b", .parents = {"a"}}};
+  auto inputs = testdata::training_inputs();
+  for (auto& [port, envelope] : inputs)
+    if (port == testdata::kPosterior) envelope = Envelope::make(CorrelationKey{}, cyclic);
+  testing::Harness h(plugins::report_factory(), {{"output", out.string()}, {"formats", {"json"}}});
+  h.run_processor(inputs);
+  const json report = json::parse(read_text(out / "report.json"));
+  EXPECT_TRUE(report["causal_graph"].is_null());
+  EXPECT_EQ(report["diagnosis"]["root_causes"][0]["id"], "lr_too_high");
+  EXPECT_EQ(report["posterior"]["graph"], "report_fixture");
+}
+
+TEST(ReportSink, EmitsTheModelItsFilesAreWrittenFrom) {
+  const fs::path out = fresh_folder("model");
+  testing::Harness h(plugins::report_factory(), {{"output", out.string()}, {"formats", {"json"}}});
+  h.run_processor(testdata::training_inputs());
+  const auto models = h.outputs_of<JsonMessage>(0);
+  ASSERT_EQ(models.size(), 1u);
+  EXPECT_EQ(models[0].value, json::parse(read_text(out / "report.json")));
+  EXPECT_EQ(models[0].value["format"], "cann-debug.report/1");
+}
+
+TEST(ReportSink, WithNoFormatsItWritesNothingAndStillEmitsTheModel) {
+  const fs::path out = fresh_folder("no_formats") / "never_made";
+  testing::Harness h(plugins::report_factory(), {{"output", out.string()}, {"formats", json::array()}});
+  h.run_processor(testdata::training_inputs());
+  EXPECT_FALSE(fs::exists(out));
+  const auto models = h.outputs_of<JsonMessage>(0);
+  ASSERT_EQ(models.size(), 1u);
+  EXPECT_EQ(models[0].value["diagnosis"]["root_causes"][0]["id"], "lr_too_high");
+  EXPECT_FALSE(models[0].value["causal_graph"].is_null());
+  // Without an output folder only `formats: []` is valid.
+  testing::Harness none(plugins::report_factory(), {{"formats", json::array()}});
+  EXPECT_THROW(testing::Harness(plugins::report_factory(), {{"formats", {"json"}}}), std::invalid_argument);
 }
 
 TEST(ReportSink, ReplacesAnExistingReportAndLeavesNoTemporaryFiles) {

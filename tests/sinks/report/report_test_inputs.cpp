@@ -1,4 +1,5 @@
 #include "report_test_inputs.hpp"
+#include "cann_debug/causal_graph.hpp"
 
 #include <unistd.h>
 
@@ -129,6 +130,7 @@ Advice training_advice() {
 Posterior training_posterior() {
   Posterior p;
   p.graph = "report_fixture";
+  p.variables = bayes::graph_variables(bayes::load_graph(fixture_graph_path()));
   p.marginals = {{"root_cause", {{"healthy", 0.06}, {"lr_too_high", 0.91}, {"bad_data", 0.03}}},
                  {"grad_explosion", {{"no", 0.1}, {"yes", 0.9}}}};
   p.top_causes = {{"lr_too_high", 0.91, {"root_cause=lr_too_high", "grad_explosion=yes", "loss_spike=yes"}}};

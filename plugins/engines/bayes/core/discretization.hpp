@@ -4,7 +4,7 @@
 #include <optional>
 #include <vector>
 
-#include "network.hpp"
+#include "cann_debug/causal_graph/network.hpp"
 
 namespace cann_debug::bayes {
 

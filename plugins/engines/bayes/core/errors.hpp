@@ -1,19 +1,15 @@
-// The exceptions of the Bayesian-network core. Every message names where the problem is: a file and line
-// (BIF), a file and JSON pointer (JSON graphs), a network and clique size (inference), a variable and
-// state (evidence).
+// The exceptions of the Bayesian-network core (GraphError, the graph loaders' one, is the SDK's). Every
+// message names where the problem is: a network and clique size (inference), a variable and state
+// (evidence).
 #pragma once
 
 #include <cstddef>
 #include <stdexcept>
 #include <string>
 
-namespace cann_debug::bayes {
+#include "cann_debug/causal_graph/graph_error.hpp"  // GraphError, the loaders' exception
 
-/// A graph file that cannot be read, parsed or that describes an invalid network.
-class GraphError : public std::runtime_error {
- public:
-  using std::runtime_error::runtime_error;
-};
+namespace cann_debug::bayes {
 
 /// Exact inference would need a clique table larger than the configured limit.
 class TooLargeError : public std::runtime_error {

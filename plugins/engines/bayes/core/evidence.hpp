@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "network.hpp"
+#include "cann_debug/causal_graph/network.hpp"
 
 namespace cann_debug::bayes {
 

@@ -7,9 +7,9 @@
 #include <string>
 #include <vector>
 
+#include "cann_debug/causal_graph/network.hpp"
 #include "elimination_order.hpp"
 #include "inference.hpp"
-#include "network.hpp"
 #include "table_map.hpp"
 
 namespace cann_debug::bayes {

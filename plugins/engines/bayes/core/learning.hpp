@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "cann_debug/causal_graph/network.hpp"
 #include "evidence.hpp"
-#include "network.hpp"
 
 namespace cann_debug::bayes {
 

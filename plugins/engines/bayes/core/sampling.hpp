@@ -7,8 +7,8 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "cann_debug/causal_graph/network.hpp"
 #include "inference.hpp"
-#include "network.hpp"
 
 namespace cann_debug::bayes {
 

@@ -2,7 +2,7 @@
 
 #include <fmt/format.h>
 
-#include "errors.hpp"
+#include "cann_debug/causal_graph/graph_error.hpp"
 
 namespace cann_debug::bayes {
 namespace {

@@ -1,4 +1,4 @@
-#include "graph_loader.hpp"
+#include "cann_debug/causal_graph/graph_loader.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -10,9 +10,9 @@
 
 #include <fmt/format.h>
 
-#include "bif_parser.hpp"
-#include "errors.hpp"
-#include "json_graph.hpp"
+#include "cann_debug/causal_graph/bif_parser.hpp"
+#include "cann_debug/causal_graph/graph_error.hpp"
+#include "cann_debug/causal_graph/json_graph.hpp"
 
 namespace cann_debug::bayes {
 

@@ -6,7 +6,7 @@
 #include <string>
 #include <string_view>
 
-#include "network.hpp"
+#include "cann_debug/causal_graph/network.hpp"
 
 namespace cann_debug::bayes {
 

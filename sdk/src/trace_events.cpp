@@ -1,6 +1,6 @@
-#include "trace_kernels/kernel_class.hpp"
+#include "cann_debug/trace_events.hpp"
 
-namespace cann_debug::plugins::hta {
+namespace cann_debug::trace {
 namespace {
 
 bool starts(std::string_view s, std::string_view prefix) {
@@ -21,6 +21,32 @@ bool non_compute(std::string_view n) {
 }
 
 }  // namespace
+
+EventCategory category_of(std::string_view c) {
+  if (c == "cpu_op" || c == "operator" || c == "gpu_op") return EventCategory::kOperator;
+  if (c == "kernel") return EventCategory::kKernel;
+  if (c == "gpu_memcpy") return EventCategory::kMemcpy;
+  if (c == "gpu_memset") return EventCategory::kMemset;
+  if (c == "cuda_runtime" || c == "cuda_driver") return EventCategory::kRuntime;
+  if (c == "user_annotation") return EventCategory::kUserAnnotation;
+  if (c == "gpu_user_annotation") return EventCategory::kGpuUserAnnotation;
+  return EventCategory::kOther;
+}
+
+bool is_device_row(std::string_view category) {
+  const EventCategory c = category_of(category);
+  return c == EventCategory::kKernel || c == EventCategory::kMemcpy || c == EventCategory::kMemset;
+}
+
+bool is_framework_operator(std::string_view name) {
+  return starts(name, "aten::");
+}
+
+bool is_operator_event(const Event& e) {
+  if (e.phase != 'X' || e.duration_ns < 0 || e.start_ns == kNoTimestamp) return false;
+  const EventCategory c = category_of(e.category);
+  return c == EventCategory::kOperator || c == EventCategory::kKernel || is_framework_operator(e.name);
+}
 
 KernelType kernel_type(std::string_view n) {
   if (starts(n, "nccl") || starts(n, "hip") || starts(n, "hccl") || has(n, "ncclKernel"))
@@ -54,4 +80,4 @@ bool is_straggler_comm_kernel(std::string_view n) {
   return starts(n, "ncclKernel");
 }
 
-}  // namespace cann_debug::plugins::hta
+}  // namespace cann_debug::trace

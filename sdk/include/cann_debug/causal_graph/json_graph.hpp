@@ -8,7 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "network.hpp"
+#include "cann_debug/causal_graph/network.hpp"
 
 namespace cann_debug::bayes {
 

@@ -1,4 +1,4 @@
-#include "bif_parser.hpp"
+#include "cann_debug/causal_graph/bif_parser.hpp"
 
 #include <charconv>
 #include <optional>
@@ -7,7 +7,7 @@
 #include <fmt/format.h>
 
 #include "bif_lexer.hpp"
-#include "errors.hpp"
+#include "cann_debug/causal_graph/graph_error.hpp"
 
 namespace cann_debug::bayes {
 namespace {

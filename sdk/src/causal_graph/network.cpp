@@ -1,4 +1,4 @@
-#include "network.hpp"
+#include "cann_debug/causal_graph/network.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -8,7 +8,7 @@
 
 #include <fmt/format.h>
 
-#include "errors.hpp"
+#include "cann_debug/causal_graph/graph_error.hpp"
 
 namespace cann_debug::bayes {
 

@@ -1,4 +1,4 @@
-#include "json_graph.hpp"
+#include "cann_debug/causal_graph/json_graph.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -6,8 +6,8 @@
 
 #include <fmt/format.h>
 
+#include "cann_debug/causal_graph/graph_error.hpp"
 #include "cann_debug/options.hpp"
-#include "errors.hpp"
 
 namespace cann_debug::bayes {
 namespace {

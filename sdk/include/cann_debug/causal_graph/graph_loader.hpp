@@ -3,7 +3,7 @@
 
 #include <string>
 
-#include "network.hpp"
+#include "cann_debug/causal_graph/network.hpp"
 
 namespace cann_debug::bayes {
 

@@ -1,0 +1,144 @@
+#include "diagnosis_console.hpp"
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+
+namespace cann_debug::cli {
+namespace {
+
+using nlohmann::json;
+
+constexpr std::size_t kEvidenceShown = 6;
+constexpr std::size_t kOperatorsShown = 5;
+constexpr std::size_t kRanksShown = 8;
+constexpr std::size_t kSuggestionsShown = 3;
+
+double number_or(const json& j, const char* key, double fallback) {
+  const auto it = j.find(key);
+  return it != j.end() && it->is_number() ? it->get<double>() : fallback;
+}
+
+/// The report model's shape built from a diagnose document, for pipelines without a report.
+json model_from_document(const json& doc) {
+  json causes = doc.value("root_causes", json::array());
+  return {{"diagnosis",
+           {{"healthy", doc.value("healthy", false)},
+            {"root_causes", causes},
+            {"details", doc.value("details", json::object())}}},
+          {"suggestions", doc.value("suggestions", json::array())},
+          {"operators", nullptr},
+          {"ranks", json::array()}};
+}
+
+void print_verdict(const json& causes, bool healthy) {
+  if (healthy) {
+    double conf = 0.0;
+    for (const auto& c : causes)
+      if (c.value("id", "") == "healthy") conf = number_or(c, "confidence", 0.0);
+    fmt::print("Verdict:    healthy (confidence {:.2f})\n", conf);
+  } else if (!causes.empty()) {
+    fmt::print("Root cause: {} (confidence {:.2f})\n", causes[0].value("id", "?"),
+               number_or(causes[0], "confidence", 0.0));
+  }
+  if (causes.size() > 1) {
+    fmt::print("Ranked:\n");
+    for (const auto& c : causes)
+      fmt::print("  {:<28} {:.3f}\n", c.value("id", "?"), number_or(c, "confidence", 0.0));
+  }
+  if (!causes.empty() && causes[0].contains("path") && !causes[0]["path"].empty())
+    fmt::print("Path:       {}\n", fmt::join(causes[0]["path"].get<std::vector<std::string>>(), " -> "));
+}
+
+void print_direction(const json& details) {
+  if (!details.is_object() || !details.contains("who_waited_for_whom")) return;
+  const auto& w = details["who_waited_for_whom"];
+  if (!w.contains("late_rank") || !w["late_rank"].is_number()) return;
+  std::string line =
+      fmt::format("rank {:.0f} held the others up in the collectives", w["late_rank"].get<double>());
+  if (w.contains("rank.collective_wait_skew") && w["rank.collective_wait_skew"].contains("value"))
+    line += fmt::format(" (the longest waiter lost {:.0f}% of a step)",
+                        100.0 * number_or(w["rank.collective_wait_skew"], "value", 0.0));
+  fmt::print("Direction:  {}\n", line);
+}
+
+void print_evidence(const json& causes) {
+  std::size_t shown = 0;
+  for (const auto& c : causes)
+    for (const auto& e : c.value("evidence", json::array())) {
+      if (shown == 0) fmt::print("Evidence:\n");
+      if (++shown > kEvidenceShown) return;
+      std::string where = e.value("kind", "");
+      if (!e.value("id", "").empty()) where += " " + e.value("id", "");
+      if (e.value("first_step", -1L) >= 0)
+        where += fmt::format(" steps {}-{}", e.value("first_step", -1L), e.value("last_step", -1L));
+      fmt::print("  [{}] {}\n", c.value("id", ""), where);
+    }
+}
+
+void print_operators(const json& operators) {
+  if (!operators.is_object() || !operators.contains("rows") || operators["rows"].empty()) return;
+  fmt::print("Top operators (self time, of {} operator events):\n", operators.value("events", 0L));
+  std::size_t shown = 0;
+  for (const auto& r : operators["rows"]) {
+    if (++shown > kOperatorsShown) break;
+    fmt::print("  {:<40} {:>10.3f} ms {:>5.1f}%  x{}\n", r.value("name", "?"), number_or(r, "self_ms", 0.0),
+               100.0 * number_or(r, "share", 0.0), r.value("count", 0L));
+  }
+}
+
+void print_ranks(const json& ranks) {
+  if (!ranks.is_array() || ranks.empty()) return;
+  fmt::print("Ranks (ms per step: compute / communication / free):\n");
+  std::vector<json> sorted(ranks.begin(), ranks.end());
+  // The slowest steps first: a straggler and the ranks that waited for it lead.
+  std::stable_sort(sorted.begin(), sorted.end(), [](const json& a, const json& b) {
+    return number_or(a, "step_ms", 0.0) > number_or(b, "step_ms", 0.0);
+  });
+  std::size_t shown = 0;
+  for (const auto& r : sorted) {
+    if (++shown > kRanksShown) {
+      fmt::print("  ... {} more in the report\n", sorted.size() - kRanksShown);
+      break;
+    }
+    const std::string rank = r["rank"].is_string() ? r["rank"].get<std::string>() : r["rank"].dump();
+    fmt::print("  rank {:<6} {:>9.1f} = {:.1f} / {:.1f} / {:.1f}\n", rank, number_or(r, "step_ms", 0.0),
+               number_or(r, "compute_ms", 0.0), number_or(r, "communication_ms", 0.0),
+               number_or(r, "free_ms", 0.0));
+  }
+}
+
+void print_suggestions(const json& suggestions) {
+  std::size_t shown = 0;
+  for (const auto& s : suggestions) {
+    if (shown == 0) fmt::print("Suggestions:\n");
+    if (++shown > kSuggestionsShown) break;
+    fmt::print("  {}. {} — {}\n", shown, s.value("title", ""), s.value("rationale", ""));
+    if (s.contains("config_patch") && !s["config_patch"].is_null() && !s["config_patch"].empty())
+      fmt::print("     patch: {}\n", s["config_patch"].dump());
+  }
+}
+
+}  // namespace
+
+void print_diagnosis_text(const json& doc, const json& report) {
+  const json model =
+      report.is_object() && report["diagnosis"].is_object() ? report : model_from_document(doc);
+  const json& diagnosis = model["diagnosis"];
+  const json causes = diagnosis.value("root_causes", json::array());
+  fmt::print("Scenario:   {} ({})\n", doc.value("scenario", "?"), doc.value("scenario_from", ""));
+  print_verdict(causes, diagnosis.value("healthy", false));
+  print_direction(diagnosis.value("details", json::object()));
+  if (!causes.empty() && !causes[0].value("explanation", "").empty())
+    fmt::print("Why:        {}\n", causes[0].value("explanation", ""));
+  print_evidence(causes);
+  print_operators(model.value("operators", json()));
+  print_ranks(model.value("ranks", json::array()));
+  print_suggestions(model.value("suggestions", json::array()));
+  if (doc.contains("output")) fmt::print("Report:     {}\n", doc["output"].get<std::string>());
+  fmt::print("Time:       {:.0f} ms\n", doc.value("elapsed_ms", 0.0));
+}
+
+}  // namespace cann_debug::cli
