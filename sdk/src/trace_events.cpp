@@ -33,9 +33,12 @@ EventCategory category_of(std::string_view c) {
   return EventCategory::kOther;
 }
 
-bool is_device_row(std::string_view category) {
-  const EventCategory c = category_of(category);
+bool is_device_row(EventCategory c) {
   return c == EventCategory::kKernel || c == EventCategory::kMemcpy || c == EventCategory::kMemset;
+}
+
+bool is_device_row(std::string_view category) {
+  return is_device_row(category_of(category));
 }
 
 bool is_framework_operator(std::string_view name) {

@@ -25,10 +25,11 @@ std::int64_t correlation_of(const nlohmann::json& args) {
 
 bool DeviceTimeline::add(const Event& event) {
   if (event.phase != 'X' || event.start_ns == kNoTimestamp || event.duration_ns < 0) return false;
-  if (trace::is_device_row(event.category)) {
+  const trace::EventCategory category = trace::category_of(event.category);  // once per event
+  if (trace::is_device_row(category)) {
     Row row{
         {event.start_ns, event.start_ns + event.duration_ns}, correlation_of(event.args), RowClass::kOther};
-    if (trace::category_of(event.category) == trace::EventCategory::kKernel) {
+    if (category == trace::EventCategory::kKernel) {
       has_kernels_ = true;
       // HTA's classes: NCCL/HCCL kernels communicate; everything not memory or runtime bookkeeping computes.
       switch (trace::kernel_type(event.name)) {
@@ -45,7 +46,7 @@ bool DeviceTimeline::add(const Event& event) {
     rows_.push_back(row);
     return true;
   }
-  if (trace::category_of(event.category) == trace::EventCategory::kRuntime) {
+  if (category == trace::EventCategory::kRuntime) {
     const std::int64_t correlation = correlation_of(event.args);
     if (correlation < 0) return false;
     launches_.push_back({correlation, event.start_ns});

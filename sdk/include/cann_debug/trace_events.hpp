@@ -25,6 +25,7 @@ enum class EventCategory : std::uint8_t {
 EventCategory category_of(std::string_view category);
 
 /// Rows of device work: kernels, memcpy and memset.
+bool is_device_row(EventCategory category);
 bool is_device_row(std::string_view category);
 
 /// Names of PyTorch's ATen operators ("aten::..."), the operators of traces without categories.
