@@ -14,7 +14,9 @@ Verb register_diagnose(CLI::App& app, const GlobalOptions& g) {
       "confidence, evidence, suggestions");
   auto r = std::make_shared<DiagnoseRequest>();
   auto json_out = std::make_shared<bool>(false);
-  cmd->add_option("--input", r->input, "The run's folder")->required()->check(CLI::ExistingDirectory);
+  cmd->add_option("--input", r->input, "The run's folder, or one file of it (a training log)")
+      ->required()
+      ->check(CLI::ExistingPath);
   cmd->add_option("--scenario", r->scenario,
                   "auto (default: chosen from the files), training, inference, distributed")
       ->check(CLI::IsMember({"auto", "training", "inference", "distributed"}));

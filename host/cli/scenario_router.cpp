@@ -48,8 +48,8 @@ std::vector<Candidate> candidates_for(const std::string& folder) {
 
 std::optional<Route> route_scenario(const GlobalOptions& g, const std::string& folder, std::string& why_not) {
   std::error_code ec;
-  if (!fs::is_directory(folder, ec)) {
-    why_not = fmt::format("{}: not a folder", folder);
+  if (!fs::is_directory(folder, ec) && !fs::is_regular_file(folder, ec)) {
+    why_not = fmt::format("{}: not a folder or a file", folder);
     return std::nullopt;
   }
   const auto candidates = candidates_for(folder);

@@ -69,6 +69,11 @@ RunFolder::RunFolder(const PluginRegistry& registry, const std::string& path, st
     if (!candidates.empty()) ++claims_[candidates.front().entry->manifest().type];
   };
   claim(path);
+  std::error_code file_ec;
+  if (fs::is_regular_file(path, file_ec)) {  // one file given: the "folder" is that file alone
+    by_name_.emplace(fs::path(path).filename().string(), path);
+    return;
+  }
   // Breadth first, each level in name order: what is near the top is seen even in a large tree.
   std::vector<fs::path> entries;
   std::vector<fs::path> level{fs::path(path)};

@@ -16,8 +16,11 @@
 #include "csv_log.hpp"
 #include "hf_trainer_state.hpp"
 #include "host_metrics.hpp"
+#include "metric_series_json.hpp"
 #include "prometheus_text.hpp"
 #include "readers_test_support.hpp"
+#include "tensorboard_events.hpp"
+#include "train_log.hpp"
 
 namespace cann_debug::plugins {
 namespace {
@@ -42,7 +45,10 @@ std::vector<Seed> seeds() {
           {&hf_trainer_state_factory(), "training/trainer_state.json"},
           {&host_metrics_factory(), "training/host_metrics.jsonl"},
           {&prometheus_text_factory(), "prometheus/npu_exporter.prom"},
-          {&ascend_tool_csv_factory(), "tool.csv"}};
+          {&ascend_tool_csv_factory(), "tool.csv"},
+          {&train_log_factory(), "llm/megatron.log"},
+          {&metric_series_json_factory(), "llm/golden_values.json"},
+          {&tensorboard_events_factory(), "llm/events.out.tfevents.1700000000.host.1.0"}};
 }
 
 std::string seed_text(const Seed& s) {
@@ -102,6 +108,8 @@ TEST(Robustness, HugeLinesAndKeysWithinTheLimits) {
       {&prometheus_text_factory(), "m{a=\"" + big + "\"} 1\n"},
       {&host_metrics_factory(), "{\"time\": 1, \"metric\": \"" + big + "\", \"value\": 1}\n"},
       {&csv_log_factory(), "step,loss\n" + big + ",1\n"},
+      {&train_log_factory(), " iteration 1/2 | lm loss: 1.0 | note: " + big + " |\n"},
+      {&metric_series_json_factory(), "{\"lm loss\": {\"values\": {\"1\": " + big + "}}}"},
   };
   int i = 0;
   for (const auto& [factory, text] : cases) {

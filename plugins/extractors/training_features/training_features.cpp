@@ -11,6 +11,7 @@
 #include "cann_debug/messages.hpp"
 #include "feature_list.hpp"
 #include "gradient_features.hpp"
+#include "log_events.hpp"
 #include "loss_features.hpp"
 #include "loss_shape_features.hpp"
 #include "training_log.hpp"
@@ -61,6 +62,11 @@ class TrainingFeatures final : public Component {
     if (port == kRecordsPort && message.is<RecordBatch>()) {
       for (const Record& r : message.as<RecordBatch>().records) {
         if (r.key.has_rank() && r.key.rank != 0) continue;
+        if (auto e = event_from_record(r)) {
+          events_.push_back(std::move(*e));
+          continue;
+        }
+        if (!is_step_record(r)) continue;  // validation, summary and per-rank rows are not steps
         rows_.push_back(row_from_record(r, next_index_++));
       }
     } else if (port == kConfigPort && message.is<RunConfiguration>()) {
@@ -75,6 +81,7 @@ class TrainingFeatures final : public Component {
   }
 
   void flush(Emitter& out) override {
+    rows_ = latest_segment_rows(std::move(rows_));
     FeatureList features;
     std::optional<std::int64_t> steps_per_epoch = steps_per_epoch_from_rows(rows_);
     if (steps_per_epoch) {
@@ -89,11 +96,13 @@ class TrainingFeatures final : public Component {
     add_loss_features(rows_, steps_per_epoch, config_.batch_size, features);
     add_loss_shape_features(rows_, steps_per_epoch, features);
     add_gradient_features(rows_, config_, features);
+    add_log_event_features(events_, rows_, features);
     out.emit(0, CorrelationKey{}, FeatureSet{"run", features.take()});
   }
 
  private:
   std::vector<LogRow> rows_;
+  std::vector<LogEvent> events_;
   std::int64_t next_index_ = 0;
   RunConfig config_;
 };

@@ -78,7 +78,16 @@ LogRow row_from_record(const Record& record, std::int64_t index) {
     }
   }
   if (f.contains("grad_norm")) row.grad_norm = numeric_field(f.at("grad_norm"));
-  if (f.contains("lr")) row.lr = numeric_field(f.at("lr"));
+  for (const char* key : {"lr", "learning_rate"}) {  // learning_rate: Hugging Face's name
+    if (f.contains(key)) {
+      row.lr = numeric_field(f.at(key));
+      if (row.lr) break;
+    }
+  }
+  if (f.contains("segment"))
+    if (auto s = integer_field(f.at("segment")); s && *s >= 0) row.segment = *s;
+  if (f.contains("skipped_iterations")) row.skipped_iterations = numeric_field(f.at("skipped_iterations"));
+  if (f.contains("nan_iterations")) row.nan_iterations = numeric_field(f.at("nan_iterations"));
   if (f.contains("clip_threshold")) {
     const json& c = f.at("clip_threshold");
     row.has_clip_field = true;

@@ -24,6 +24,9 @@ struct LogRow {
   std::optional<double> loss;
   std::optional<double> grad_norm;  // total L2 norm before clipping
   std::optional<double> lr;
+  std::int64_t segment = 0;  // restarts from a checkpoint before this row (train_log's "segment")
+  std::optional<double> skipped_iterations;  // Megatron's per-interval counters
+  std::optional<double> nan_iterations;
   bool has_clip_field = false;           // the row says whether clipping was in force ('clip_threshold')
   std::optional<double> clip_threshold;  // null in the row = no clipping
   std::map<std::string, double> layer_grad_norms;

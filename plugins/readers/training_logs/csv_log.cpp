@@ -45,11 +45,14 @@ class CsvLogSource final : public readers::ItemSource {
       rank_column_ = readers::column_index(columns_, "rank");
     }
     while (out.records.size() < max_items) {
-      if (!csv_->next(row)) return false;
-      readers::check_cell_count(row, columns_, path_);
+      if (!csv_->next(row)) {
+        ragged_.finish(path_, out.warnings);
+        return false;
+      }
       Record r;
       r.line = row.line;
       r.fields = nlohmann::json::object();
+      if (const auto had = ragged_.fit(row, columns_.size(), path_, out.warnings)) r.fields["_cells"] = had;
       for (std::size_t i = 0; i < columns_.size(); ++i)
         r.fields[columns_[i].name] = readers::typed_cell(row.cells[i]);
       keys(row, r);
@@ -117,6 +120,7 @@ class CsvLogSource final : public readers::ItemSource {
   std::ifstream file_;
   std::unique_ptr<readers::CsvReader> csv_;
   std::vector<readers::CsvColumn> columns_;
+  readers::RaggedRows ragged_;
   bool header_read_ = false;
   int step_ = -1;
   int time_ = -1;

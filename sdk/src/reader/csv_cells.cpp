@@ -117,4 +117,30 @@ void check_cell_count(CsvRow& row, const std::vector<CsvColumn>& columns, const 
               fmt::format("expected {} cells as in the header, got {}", columns.size(), row.cells.size()));
 }
 
+std::size_t fit_cell_count(CsvRow& row, std::size_t columns) {
+  while (row.cells.size() > columns && strip(row.cells.back()).empty()) row.cells.pop_back();
+  const std::size_t had = row.cells.size();
+  if (had == columns) return 0;
+  row.cells.resize(columns);
+  return had;
+}
+
+std::size_t RaggedRows::fit(CsvRow& row, std::size_t columns, const std::string& path,
+                            std::vector<std::string>& warnings) {
+  ++rows_;
+  const std::size_t had = fit_cell_count(row, columns);
+  if (had == 0) return 0;
+  if (++ragged_ <= kWarned)
+    warnings.push_back(line_error(
+        path, row.line, row.offset,
+        fmt::format("expected {} cells as in the header, got {}; kept as a partial record", columns, had)));
+  return had;
+}
+
+void RaggedRows::finish(const std::string& path, std::vector<std::string>& warnings) {
+  if (ragged_ > kWarned)
+    warnings.push_back(fmt::format("{}: {} of {} rows had another number of cells than the header ({} shown)",
+                                   path, ragged_, rows_, kWarned));
+}
+
 }  // namespace cann_debug::plugins::readers

@@ -4,6 +4,7 @@
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <stdexcept>
 
 #include <fmt/format.h>
@@ -39,8 +40,15 @@ class FileReader final : public Component {
     if (spec_.reads_directory && !fs::is_directory(status))
       throw std::runtime_error(
           fmt::format("{}: cannot open: {} (expected a folder)", path_, std::strerror(ENOTDIR)));
-    if (!spec_.reads_directory && fs::is_directory(status))
+    if (!spec_.reads_directory && !spec_.also_reads_directory && fs::is_directory(status))
       throw std::runtime_error(fmt::format("{}: cannot open: {}", path_, std::strerror(EISDIR)));
+    if (spec_.also_reads_directory && !fs::is_directory(status) && config_.has("claim") &&
+        config_.boolean("claim") && spec_.sniff &&
+        spec_.sniff(SniffInput{path_, file_head(path_), false}) < kClaimScore) {
+      host_.logger().debug("{}: not read: this reader does not claim it (claim: true)", path_);
+      done_ = true;
+      return;
+    }
     source_ = spec_.open(ReaderContext{path_, config_, host_});
     done_ = false;
   }
@@ -67,6 +75,7 @@ class FileReader final : public Component {
 
  private:
   void emit(Items& items, Emitter& out) {
+    for (const std::string& w : items.warnings) host_.logger().warn("{}", w);
     const std::string& source = items.source_path.empty() ? path_ : items.source_path;
     if (records_port_ >= 0 && (!items.records.empty() || !items.error.empty())) {
       RecordBatch batch;
@@ -99,10 +108,24 @@ class FileReader final : public Component {
 
 }  // namespace
 
+std::string file_head(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::string head(64 * 1024, '\0');
+  in.read(head.data(), static_cast<std::streamsize>(head.size()));
+  head.resize(static_cast<std::size_t>(std::max<std::streamsize>(in.gcount(), 0)));
+  return head;
+}
+
 ReaderFactory::ReaderFactory(ReaderSpec spec) : spec_(std::move(spec)) {
   auto& options = spec_.manifest.options;
   if (std::none_of(options.begin(), options.end(), [](const OptionSpec& o) { return o.name == "optional"; }))
     options.push_back(optional_option());
+  if (spec_.also_reads_directory)
+    options.push_back(
+        {.name = "claim",
+         .type = OptionType::kBool,
+         .description = "read a file only if this reader's sniff() claims it (a folder: always)",
+         .default_value = false});
 }
 
 std::vector<ConfigProblem> ReaderFactory::validate(const Config& config) const {

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <numbers>
 
+#include "log_events.hpp"
 #include "training_log.hpp"
 #include "training_rows.hpp"
 
@@ -232,6 +233,74 @@ TEST(TrainingFeatures, NoInputGivesAnEmptyRunSet) {
   const FeatureSet set = run_extractor({});
   EXPECT_EQ(set.scope, "run");
   EXPECT_TRUE(set.features.empty());
+}
+
+}  // namespace
+}  // namespace cann_debug::plugins
+
+namespace cann_debug::plugins {
+namespace {
+
+using nlohmann::json;
+using namespace training_test;
+
+// A console log (train_log records): the restart's repeated steps replace the ones the restart undid;
+// validation rows are not steps; events become log.* features naming the step they hit.
+TEST(TrainingFeatures, ConsoleLogSegmentsValidationRowsAndEvents) {
+  std::vector<json> rows;
+  for (int s = 1; s <= 6; ++s)
+    rows.push_back({{"log_kind", "train"},
+                    {"step", s},
+                    {"loss", 10.0 - s},
+                    {"segment", 0},
+                    {"skipped_iterations", s == 2 ? 1 : 0}});
+  rows.push_back({{"log_kind", "validation"}, {"step", 6}, {"val_loss", 1.0}, {"segment", 0}});
+  rows.push_back({{"log_kind", "event"},
+                  {"event", "device_error"},
+                  {"component", "device"},
+                  {"severity", "error"},
+                  {"hardware", true},
+                  {"step", 6}});
+  rows.push_back({{"log_kind", "event"},
+                  {"event", "restart"},
+                  {"component", "software"},
+                  {"severity", "warning"},
+                  {"hardware", false},
+                  {"step", 4}});
+  for (int s = 4; s <= 8; ++s)
+    rows.push_back({{"log_kind", "train"}, {"step", s}, {"loss", 20.0 - s}, {"segment", 1}});
+  const FeatureSet set = run_extractor({{kRecordsPort, records_of(rows)}});
+  EXPECT_DOUBLE_EQ(value_of(set, "log.restarts"), 1.0);
+  EXPECT_DOUBLE_EQ(value_of(set, "log.hardware_events"), 1.0);
+  EXPECT_DOUBLE_EQ(value_of(set, "log.error_events"), 1.0);
+  EXPECT_DOUBLE_EQ(value_of(set, "log.skipped_iterations"), 1.0);
+  const auto hw = find(set, "log.hardware_events");
+  ASSERT_TRUE(hw && !hw->evidence.empty());
+  EXPECT_EQ(hw->evidence[0].id, "device_error");
+  EXPECT_EQ(hw->evidence[0].first_step, 6);
+  // A plain step log says nothing about restarts or errors: absent, not zero.
+  std::vector<json> plain;
+  for (int s = 0; s < 10; ++s) plain.push_back({{"step", s}, {"loss", 1.0}});
+  EXPECT_FALSE(find(run_extractor({{kRecordsPort, records_of(plain)}}), "log.restarts"));
+}
+
+TEST(TrainingFeatures, ARestartDropsTheStepsItUndid) {
+  std::vector<training_detail::LogRow> rows;
+  auto row = [&](std::int64_t step, std::int64_t segment) {
+    training_detail::LogRow r;
+    r.step = step;
+    r.segment = segment;
+    r.index = static_cast<std::int64_t>(rows.size());
+    rows.push_back(r);
+  };
+  for (int s = 1; s <= 6; ++s) row(s, 0);
+  for (int s = 4; s <= 7; ++s) row(s, 1);  // resumed from the checkpoint of step 3
+  for (int s = 2; s <= 3; ++s) row(s, 2);  // and again, from step 1's
+  const auto kept = training_detail::latest_segment_rows(rows);
+  std::vector<std::int64_t> steps;
+  for (const auto& r : kept) steps.push_back(r.step);
+  EXPECT_EQ(steps, (std::vector<std::int64_t>{1, 2, 3}));
+  EXPECT_EQ(kept[1].segment, 2);
 }
 
 }  // namespace

@@ -75,14 +75,12 @@ bool ToolCsvSource::next(readers::Items& out, std::size_t max_items) {
   }
   std::size_t rows = 0;
   while (rows < max_items) {
-    if (!csv_->next(row)) return false;
+    if (!csv_->next(row)) {
+      ragged_.finish(path_, out.warnings);
+      return false;
+    }
     ++rows;
-    while (row.cells.size() > columns_.size() && readers::trim(row.cells.back()).empty())
-      row.cells.pop_back();
-    if (row.cells.size() != columns_.size())
-      readers::fail_line(
-          path_, row.line, row.offset,
-          fmt::format("expected {} cells as in the header, got {}", columns_.size(), row.cells.size()));
+    ragged_.fit(row, columns_.size(), path_, out.warnings);  // missing cells: absent readings
     CorrelationKey key;
     std::string node = node_;
     for (std::size_t i = 0; i < columns_.size(); ++i) {

@@ -42,6 +42,7 @@ class ToolCsvSource final : public readers::ItemSource {
   std::ifstream file_;
   std::unique_ptr<readers::CsvReader> csv_;
   std::vector<Column> columns_;
+  readers::RaggedRows ragged_;
   bool header_read_ = false;
 };
 

@@ -90,11 +90,15 @@ bool CsvRecordSource::next(readers::Items& out, std::size_t max_items) {
     readers::require_columns(columns_, schema_.required, schema_.aliases, row, path_, schema_.file_kind);
   }
   while (out.records.size() < max_items) {
-    if (!csv_->next(row)) return false;
-    readers::check_cell_count(row, columns_, path_);
+    if (!csv_->next(row)) {
+      ragged_.finish(path_, out.warnings);
+      return false;
+    }
     Record record;
     record.line = row.line;
     record.fields = nlohmann::json::object();
+    if (const auto had = ragged_.fit(row, columns_.size(), path_, out.warnings))
+      record.fields["_cells"] = had;
     for (std::size_t i = 0; i < columns_.size(); ++i) {
       nlohmann::json value = readers::typed_cell(row.cells[i], kind_of(columns_[i].name));
       check_numeric(row, i, value);

@@ -78,6 +78,7 @@ class CsvRecordSource final : public readers::ItemSource {
   std::ifstream file_;
   std::unique_ptr<readers::CsvReader> csv_;
   std::vector<readers::CsvColumn> columns_;
+  readers::RaggedRows ragged_;
   bool header_read_ = false;
 };
 

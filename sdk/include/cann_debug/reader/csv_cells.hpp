@@ -51,4 +51,27 @@ void require_columns(const std::vector<CsvColumn>& columns, const std::vector<st
 /// trailing delimiter, are dropped).
 void check_cell_count(CsvRow& row, const std::vector<CsvColumn>& columns, const std::string& path);
 
+/// A row with another number of cells than the header (a "ragged" row), kept instead of refused: extra
+/// empty cells at the end are dropped first; missing cells become empty (null values), extra ones are
+/// left out. Returns the number of cells the row had when it was ragged (0 when it was not).
+std::size_t fit_cell_count(CsvRow& row, std::size_t columns);
+
+/// Counts a file's ragged rows and says what was done with them, without flooding the log: the first
+/// `kWarned` rows are a warning each ("<path>:<line>: expected N cells as in the header, got M; kept as a
+/// partial record (line starts at byte offset B)"), then one count at the end of the file. Readers of
+/// records mark a ragged row's record with the field "_cells" = M.
+class RaggedRows {
+ public:
+  static constexpr std::size_t kWarned = 10;
+  /// Fits the row (fit_cell_count) and may add a warning; returns M when it was ragged, else 0.
+  std::size_t fit(CsvRow& row, std::size_t columns, const std::string& path,
+                  std::vector<std::string>& warnings);
+  /// Call at the end of the file: the count of rows beyond the warned ones, if any.
+  void finish(const std::string& path, std::vector<std::string>& warnings);
+
+ private:
+  std::size_t rows_ = 0;
+  std::size_t ragged_ = 0;
+};
+
 }  // namespace cann_debug::plugins::readers

@@ -19,8 +19,11 @@ struct Items {
   /// A fault that did not stop the reader (e.g. a bad file skipped inside a folder): the records batch
   /// carries it with partial=true.
   std::string error;
+  /// Problems that cost nothing that was read (a ragged CSV row kept as a partial record): the reader
+  /// component logs each as a warning of the component.
+  std::vector<std::string> warnings;
 
-  bool empty() const { return records.empty() && metrics.empty() && error.empty(); }
+  bool empty() const { return records.empty() && metrics.empty() && error.empty() && warnings.empty(); }
 };
 
 /// Produces the items of a source incrementally. next() appends up to about `max_items` records (and

@@ -14,6 +14,12 @@
 
 namespace cann_debug::plugins::readers {
 
+/// The sniff() score from which a reader claims a file as its own (folder readers, `claim: true`).
+inline constexpr int kClaimScore = 50;
+
+/// The first 64 KiB of a file, as sniff() sees them ("" when it cannot be read).
+std::string file_head(const std::string& path);
+
 struct ReaderContext {
   std::string path;  // the `path` option
   const Config& config;
@@ -28,6 +34,10 @@ struct ReaderSpec {
   /// Cross-field rules beyond "path is not empty" (optional).
   std::function<std::vector<ConfigProblem>(const Config&)> validate;
   bool reads_directory = false;  // the path must be a folder, not a file
+  /// The path may also be a folder (the source reads the files in it it claims); sniff() still sees files.
+  /// Such readers get the option `claim` (bool, default false): a file their sniff() scores below
+  /// kClaimScore is not read (nothing is emitted), so a pipeline can point them at whatever it was given.
+  bool also_reads_directory = false;
   /// The schema of the records (RecordBatch::schema), unless an Items batch names its own.
   std::string schema;
 };
