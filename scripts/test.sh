@@ -23,5 +23,12 @@ start=$(date +%s)
 cmake --build "$dir" -j"$(nproc)"
 echo "build of $dir: $(( $(date +%s) - start )) s"
 start=$(date +%s)
-ctest --test-dir "$dir" --output-on-failure -j"$(nproc)" --timeout 300
+exclude=()
+if [ "$dir" = build-asan ]; then
+  # Under the sanitizers every test runs but those whose point is a figure rather than a code path: the
+  # accuracy targets on the 75 shared cases (minutes under ASan; the same diagnose path runs in the other
+  # e2e tests) and the PyTorch workloads (Python time). The normal pass runs them.
+  exclude=(-E '^(DiagnoseCli\.SharedCorpusMeetsTheTargets|workloads\..*)$')
+fi
+ctest --test-dir "$dir" --output-on-failure -j"$(nproc)" --timeout 300 "${exclude[@]}"
 echo "tests of $dir: $(( $(date +%s) - start )) s"

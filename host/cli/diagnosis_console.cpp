@@ -52,16 +52,35 @@ void print_verdict(const json& causes, bool healthy) {
     fmt::print("Path:       {}\n", fmt::join(causes[0]["path"].get<std::vector<std::string>>(), " -> "));
 }
 
-void print_direction(const json& details) {
+/// Who waited for whom. Asserted as the direction of a diagnosis; beside a healthy verdict it is only an
+/// observation (the skew stayed below what the graph diagnoses), so the two lines never contradict.
+void print_direction(const json& details, bool healthy) {
   if (!details.is_object() || !details.contains("who_waited_for_whom")) return;
   const auto& w = details["who_waited_for_whom"];
   if (!w.contains("late_rank") || !w["late_rank"].is_number()) return;
-  std::string line =
-      fmt::format("rank {:.0f} held the others up in the collectives", w["late_rank"].get<double>());
+  const double late = w["late_rank"].get<double>();
+  std::string skew;
   if (w.contains("rank.collective_wait_skew") && w["rank.collective_wait_skew"].contains("value"))
-    line += fmt::format(" (the longest waiter lost {:.0f}% of a step)",
-                        100.0 * number_or(w["rank.collective_wait_skew"], "value", 0.0));
-  fmt::print("Direction:  {}\n", line);
+    skew = fmt::format("{:.0f}%", 100.0 * number_or(w["rank.collective_wait_skew"], "value", 0.0));
+  if (healthy)
+    fmt::print(
+        "Observed:   rank {:.0f} reached the collectives last{}\n", late,
+        skew.empty() ? "" : fmt::format("; the longest waiter lost {} of a step, within tolerance", skew));
+  else
+    fmt::print("Direction:  rank {:.0f} held the others up in the collectives{}\n", late,
+               skew.empty() ? "" : fmt::format(" (the longest waiter lost {} of a step)", skew));
+}
+
+/// The observations of the details (transients the run recovered from, restarts, warnings), one line each.
+void print_observations(const json& details) {
+  if (!details.is_object() || !details.contains("observations") || !details["observations"].is_array())
+    return;
+  for (const auto& o : details["observations"]) {
+    std::string line = o.value("text", "");
+    if (line.empty()) continue;
+    if (!o.value("where", "").empty()) line += " (" + o.value("where", "") + ")";
+    fmt::print("Observed:   {}\n", line);
+  }
 }
 
 void print_evidence(const json& causes) {
@@ -130,9 +149,11 @@ void print_diagnosis_text(const json& doc, const json& report) {
   const json causes = diagnosis.value("root_causes", json::array());
   fmt::print("Scenario:   {} ({})\n", doc.value("scenario", "?"), doc.value("scenario_from", ""));
   print_verdict(causes, diagnosis.value("healthy", false));
-  print_direction(diagnosis.value("details", json::object()));
+  const bool healthy = diagnosis.value("healthy", false);
+  print_direction(diagnosis.value("details", json::object()), healthy);
   if (!causes.empty() && !causes[0].value("explanation", "").empty())
     fmt::print("Why:        {}\n", causes[0].value("explanation", ""));
+  print_observations(diagnosis.value("details", json::object()));
   print_evidence(causes);
   print_operators(model.value("operators", json()));
   print_ranks(model.value("ranks", json::array()));

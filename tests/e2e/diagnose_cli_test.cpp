@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "child_process.hpp"
 #include "cli_test.hpp"
 
 namespace fs = std::filesystem;
@@ -161,6 +162,51 @@ TEST_F(DiagnoseCli, LlmScaleTrainingLogsAreDiagnosedAsTraining) {
   fs::copy_file(logs / "megatron_deepspeed.log", scratch_ / "slurm-4242.out");
   ASSERT_EQ(run({"diagnose", "--input", scratch_.string(), "--json"}), 0) << child_->err();
   EXPECT_EQ(json::parse(child_->out())["scenario_from"], "a training console log");
+}
+
+/// Writes DIR with a fault injected by scripts/inject-llm-log-faults.py into `base` (or, when it is empty,
+/// into a log the script synthesizes); false when the script failed.
+bool inject_llm_fault(const fs::path& scratch, const fs::path& base, const std::string& fault,
+                      const fs::path& dir) {
+  std::vector<std::string> args{
+      "/usr/bin/python3", (fs::path(CANN_DEBUG_SOURCE_DIR) / "scripts/inject-llm-log-faults.py").string(),
+      "--fault",          fault,
+      "--output",         dir.string()};
+  if (base.empty()) {
+    args.insert(args.end(), {"--synthesize", "300"});
+  } else {
+    args.insert(args.end(), {"--input", base.string()});
+  }
+  cann_debug::testing::ChildProcess py(args, scratch);
+  return py.wait(std::chrono::seconds(60)) == 0;
+}
+
+TEST_F(DiagnoseCli, FaultsWrittenIntoLargeModelLogsAreNamed) {
+  if (!fs::exists("/usr/bin/python3")) GTEST_SKIP() << "no /usr/bin/python3";
+  // Every at-scale cause on a synthesized Megatron log; on the real BigScience and llm.c logs of
+  // ../shared the causes their fields allow. The unchanged logs stay healthy.
+  std::vector<std::pair<fs::path, std::vector<std::string>>> bases{
+      {fs::path(),
+       {"none", "loss_spike", "divergence", "loss_scale_overflow", "throughput_drop", "hardware_fault"}}};
+  const fs::path logs = kShared / "real" / "llm_logs";
+  if (fs::is_directory(logs)) {
+    bases.push_back({logs / "meg_ds_3d_gpt2_perf_n16-ds-on.out",
+                     {"none", "loss_spike", "loss_scale_overflow", "throughput_drop", "hardware_fault"}});
+    bases.push_back(
+        {logs / "2024-06-06_AdamW_baseline.log", {"none", "loss_spike", "divergence", "hardware_fault"}});
+  }
+  int n = 0;
+  for (const auto& [base, faults] : bases)
+    for (const std::string& fault : faults) {
+      const fs::path dir = scratch_ / fmt::format("case{}", n++);
+      ASSERT_TRUE(inject_llm_fault(scratch_, base, fault, dir)) << base << " " << fault;
+      ASSERT_EQ(run({"diagnose", "--input", dir.string(), "--json"}, std::chrono::seconds(300)), 0)
+          << child_->err();
+      const json doc = json::parse(child_->out());
+      const std::string expected = fault == "none" ? "healthy" : fault;
+      EXPECT_EQ(doc["root_causes"][0]["id"], expected)
+          << base << " " << fault << ": " << doc["root_causes"].dump();
+    }
 }
 
 TEST_F(DiagnoseCli, UnknownLayoutAsksForTheScenario) {

@@ -1,5 +1,8 @@
 // Gradient flow: how the loss and the gradients behaved, layer by layer, and where the anomalies sit.
 #include <algorithm>
+#include <string>
+
+#include <fmt/format.h>
 
 #include "details.hpp"
 
@@ -30,8 +33,67 @@ json features_json(const FeatureIndex& features, std::initializer_list<const cha
   return out;
 }
 
+namespace {
+
+double value_of(const FeatureIndex& features, const char* name, double fallback) {
+  const Feature* f = features.find(name);
+  return f ? f->value : fallback;
+}
+
+/// "iterations 3-15" of the first evidence reference of `id`, or "".
+std::string steps_of(const Feature* f, const char* id) {
+  if (!f) return "";
+  for (const auto& r : f->evidence)
+    if (r.id == id && r.first_step >= 0)
+      return r.first_step == r.last_step ? fmt::format("iteration {}", r.first_step)
+                                         : fmt::format("iterations {}-{}", r.first_step, r.last_step);
+  return "";
+}
+
+/// What the run shows beside its verdict, one sentence each: the transients it recovered from, restarts,
+/// and events that are not faults. They explain a healthy verdict rather than contradict it.
+json observations(const FeatureIndex& features) {
+  json out = json::array();
+  auto add = [&](const std::string& kind, const std::string& text, const std::string& where) {
+    json o = {{"kind", kind}, {"text", text}};
+    if (!where.empty()) o["where"] = where;
+    out.push_back(std::move(o));
+  };
+  if (const Feature* f = features.find("loss.warmup_spike_height"))
+    add("warmup_spike",
+        fmt::format("the loss rose {:.0f}% above its level during the warm-up and came back",
+                    100.0 * f->value),
+        steps_of(f, "loss.warmup_spike"));
+  const double spikes = value_of(features, "loss.spike_count", 0.0);
+  if (spikes > 0) {
+    const Feature* count = features.find("loss.spike_count");
+    add("loss_spike",
+        fmt::format("{:.0f} recovered loss spike{} after the warm-up, the highest {:.0f}% above its level",
+                    spikes, spikes == 1 ? "" : "s", 100.0 * value_of(features, "loss.spike_max_height", 0.0)),
+        steps_of(count, "loss.spike"));
+  }
+  if (const double r = value_of(features, "log.restarts", 0.0); r > 0)
+    add("restart", fmt::format("the job restarted from a checkpoint {:.0f} time{}", r, r == 1 ? "" : "s"),
+        "");
+  const double hw =
+      value_of(features, "log.hardware_events", 0.0) - value_of(features, "log.hardware_errors", 0.0);
+  if (hw > 0)
+    add("hardware_warning",
+        fmt::format("{:.0f} hardware warning{} (corrected or informational) in the logs", hw,
+                    hw == 1 ? "" : "s"),
+        "");
+  if (const double s = value_of(features, "log.skipped_iteration_fraction", 0.0); s > 0)
+    add("overflow_skips", fmt::format("{:.2g}% of the iterations were skipped on overflow", 100.0 * s), "");
+  return out;
+}
+
+}  // namespace
+
 json training_details(const FeatureIndex& features) {
   json d;
+  if (json o = observations(features); !o.empty()) d["observations"] = std::move(o);
+  d["throughput"] = features_json(features, {"step_time.", "loss_scale."});
+  d["log_events"] = features_json(features, {"log."});
   d["loss"] = features_json(features, {"loss."});
   d["gradients"] = features_json(features, {"grad_norm.", "grad."});
   d["learning_rate"] = features_json(features, {"lr."});

@@ -101,6 +101,12 @@ class Discretize final : public Component {
   Evidence evidence() const {
     Evidence e;
     e.graph = path_;  // an engine with no `graph` of its own answers on this one
+    // A variable whose feature never came is observed in its absent_state when the graph names one.
+    for (int v : specs_) {
+      const bayes::Variable& var = net_->variables[static_cast<std::size_t>(v)];
+      if (var.discretization->absent_state >= 0 && !current_.contains(v))
+        e.hard[var.name] = var.states[static_cast<std::size_t>(var.discretization->absent_state)];
+    }
     for (const auto& [v, r] : current_) {
       const bayes::Variable& var = net_->variables[static_cast<std::size_t>(v)];
       if (r.value.hard_state >= 0) {

@@ -146,12 +146,13 @@ void add_learning_rate(const std::vector<LogRow>& rows, const RunConfig& config,
     const std::optional<double> rate = r.lr ? r.lr : config.lr;
     if (!rate || !std::isfinite(*rate)) continue;
     lr.push_back(*rate);
-    if (std::isfinite(*r.grad_norm)) update_scale.push_back(*rate * *r.grad_norm);
+    if (r.grad_norm && std::isfinite(*r.grad_norm)) update_scale.push_back(*rate * *r.grad_norm);
   }
   if (lr.empty()) return;
   const EvidenceRef whole = rows_ref(rows, 0, rows.size() - 1, "steps", "lr");
   out.add("lr.initial", lr.front(), "lr", {row_ref(rows, 0, "lr")});
   out.add("lr.final", lr.back(), "lr", {row_ref(rows, rows.size() - 1, "lr")});
+  out.add("lr.peak", *std::max_element(lr.begin(), lr.end()), "lr", {whole});
   if (!update_scale.empty()) out.add("lr.times_grad_norm_median", median(update_scale), "norm", {whole});
 }
 
@@ -161,7 +162,10 @@ void add_gradient_features(const std::vector<LogRow>& all_rows, const RunConfig&
   std::vector<LogRow> rows;
   for (const LogRow& r : all_rows)
     if (r.grad_norm) rows.push_back(r);
-  if (rows.empty()) return;
+  if (rows.empty()) {
+    add_learning_rate(all_rows, config, out);  // a log without gradient norms still has its rates
+    return;
+  }
   add_distribution(rows, out);
   add_clipping(rows, config, out);
   add_layers(rows, out);

@@ -2,6 +2,9 @@
 #include "log_events.hpp"
 
 #include <algorithm>
+#include <cstdint>
+#include <iterator>
+#include <utility>
 
 namespace cann_debug::plugins::training_detail {
 namespace {
@@ -26,11 +29,25 @@ std::optional<LogEvent> event_from_record(const Record& record) {
   LogEvent e;
   e.step = record.key.step_id;
   e.line = record.line;
+  e.time_ns = record.key.timestamp_ns;
   e.event = f.value("event", "");
   e.component = f.value("component", "");
   e.severity = f.value("severity", "error");
   e.hardware = f.value("hardware", false);
   return e;
+}
+
+void place_events_on_steps(std::vector<LogEvent>& events, const std::vector<LogRow>& rows) {
+  std::vector<std::pair<TimestampNs, std::int64_t>> times;  // (time, step) of the timed rows
+  for (const LogRow& r : rows)
+    if (r.time_ns != kNoTimestamp) times.emplace_back(r.time_ns, r.step >= 0 ? r.step : r.index);
+  if (times.empty()) return;
+  std::sort(times.begin(), times.end());
+  for (LogEvent& e : events) {
+    if (e.step >= 0 || e.time_ns == kNoTimestamp) continue;
+    auto it = std::upper_bound(times.begin(), times.end(), std::make_pair(e.time_ns, INT64_MAX));
+    if (it != times.begin()) e.step = std::prev(it)->second;
+  }
 }
 
 std::vector<LogRow> latest_segment_rows(std::vector<LogRow> rows) {
@@ -46,7 +63,7 @@ std::vector<LogRow> latest_segment_rows(std::vector<LogRow> rows) {
 
 void add_log_event_features(const std::vector<LogEvent>& events, const std::vector<LogRow>& rows,
                             FeatureList& out) {
-  std::vector<EvidenceRef> restarts, errors, hardware, overflows;
+  std::vector<EvidenceRef> restarts, errors, hardware, hardware_errors, overflows;
   for (const LogEvent& e : events) {
     if (e.event == "restart")
       restarts.push_back(event_ref(e));
@@ -54,6 +71,7 @@ void add_log_event_features(const std::vector<LogEvent>& events, const std::vect
       overflows.push_back(event_ref(e));
     if (e.severity == "error") errors.push_back(event_ref(e));
     if (e.hardware) hardware.push_back(event_ref(e));
+    if (e.hardware && e.severity == "error") hardware_errors.push_back(event_ref(e));
   }
   const bool from_console_log = !events.empty() || std::any_of(rows.begin(), rows.end(), [](const LogRow& r) {
     return r.skipped_iterations || r.nan_iterations;
@@ -66,6 +84,13 @@ void add_log_event_features(const std::vector<LogEvent>& events, const std::vect
   out.add("log.restarts", static_cast<double>(restarts.size()), "restarts", capped(restarts));
   out.add("log.error_events", static_cast<double>(errors.size()), "events", capped(errors));
   out.add("log.hardware_events", static_cast<double>(hardware.size()), "events", capped(hardware));
+  out.add("log.hardware_errors", static_cast<double>(hardware_errors.size()), "events",
+          capped(hardware_errors));
+  for (const LogEvent& e : events)
+    if (e.hardware && e.severity == "error" && e.step >= 0) {
+      out.add("log.first_hardware_error_step", static_cast<double>(e.step), "step", {event_ref(e)});
+      break;
+    }
   out.add("log.overflow_skips", static_cast<double>(overflows.size()), "steps", capped(overflows));
   double skipped = 0, nan = 0;
   std::vector<EvidenceRef> skipped_at, nan_at;

@@ -18,8 +18,11 @@ constexpr std::size_t kMinSmoothHalfWidth = 2;
 // Half width of the running median the lag-1 autocorrelation is measured around: wide enough that a run of
 // similar batches (a class block) stays in the residual, narrow enough to follow the learning curve.
 constexpr std::size_t kTrendHalfWidth = 10;
-// Fewest pairs behind an autocorrelation.
+// Fewest pairs behind an autocorrelation at the epoch lag (two epochs of a short run).
 constexpr std::size_t kMinPairs = 10;
+// Fewest pairs behind a lag-1 autocorrelation: its standard error is about 1/sqrt(pairs), so 30 pairs put
+// the 0.15-0.3 thresholds of the graph one to two standard errors away from zero; fewer say nothing.
+constexpr std::size_t kMinLag1Pairs = 30;
 // Fewest lags around the epoch lag whose correlations make the reference for the epoch lag's z-score.
 constexpr std::size_t kMinNeighbourLags = 6;
 
@@ -68,7 +71,7 @@ void add_loss_shape_features(const std::vector<LogRow>& rows, std::optional<std:
   // Lag-1 autocorrelation of the detrended loss: batches drawn afresh are independent, so neighbouring
   // residuals are uncorrelated; batches that follow the stored order resemble their neighbours.
   const std::vector<double> residual = residual_around_running_median(loss, kTrendHalfWidth);
-  if (const auto ac = autocorrelation(residual, 1, kMinPairs))
+  if (const auto ac = autocorrelation(residual, 1, kMinLag1Pairs))
     out.add("loss.residual_lag1_autocorr", *ac, "ratio", {whole});
 
   // The same batches come back one epoch later when the order is stored or reused: the detrended loss
@@ -107,7 +110,7 @@ void add_loss_shape_features(const std::vector<LogRow>& rows, std::optional<std:
     }
   if (log_grad.size() >= kMinValues)
     if (const auto ac =
-            autocorrelation(residual_around_running_median(log_grad, kTrendHalfWidth), 1, kMinPairs))
+            autocorrelation(residual_around_running_median(log_grad, kTrendHalfWidth), 1, kMinLag1Pairs))
       out.add("grad_norm.residual_lag1_autocorr", *ac, "ratio",
               {rows_ref(rows, grad_at.front(), grad_at.back(), "steps", "grad_norm")});
 }

@@ -14,6 +14,8 @@
 #include "log_events.hpp"
 #include "loss_features.hpp"
 #include "loss_shape_features.hpp"
+#include "loss_spikes.hpp"
+#include "throughput_features.hpp"
 #include "training_log.hpp"
 
 namespace cann_debug::plugins {
@@ -91,11 +93,29 @@ class TrainingFeatures final : public Component {
     } else {
       steps_per_epoch = config_.steps_per_epoch;
     }
-    if (config_.batch_size)
+    if (config_.batch_size) {
       features.add("data.batch_size", static_cast<double>(*config_.batch_size), "samples", {});
-    add_loss_features(rows_, steps_per_epoch, config_.batch_size, features);
-    add_loss_shape_features(rows_, steps_per_epoch, features);
-    add_gradient_features(rows_, config_, features);
+    } else {
+      // Without a config, the global batch size a large-model log prints on every iteration line.
+      std::optional<std::size_t> at;
+      for (std::size_t i = 0; i < rows_.size(); ++i)
+        if (rows_[i].global_batch_size &&
+            (!at || *rows_[i].global_batch_size > *rows_[*at].global_batch_size))
+          at = i;
+      if (at)
+        features.add("data.batch_size", *rows_[*at].global_batch_size, "samples",
+                     {row_ref(rows_, *at, "global_batch_size")});
+    }
+    // The curve features describe the run outside the spikes it recovered from; the spikes have their own.
+    const std::vector<LossSpike> spikes = find_loss_spikes(rows_);
+    const std::vector<LogRow> curve = rows_outside_recovered_spikes(rows_, spikes);
+    add_loss_features(curve, steps_per_epoch, config_.batch_size, features);
+    add_loss_shape_features(curve, steps_per_epoch, features);
+    add_gradient_features(curve, config_, features);
+    add_loss_spike_features(rows_, spikes, features);
+    add_throughput_features(rows_, features);
+    place_events_on_steps(events_, rows_);
+    add_loss_scale_features(rows_, events_, features);
     add_log_event_features(events_, rows_, features);
     out.emit(0, CorrelationKey{}, FeatureSet{"run", features.take()});
   }

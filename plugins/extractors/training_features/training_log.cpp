@@ -88,6 +88,10 @@ LogRow row_from_record(const Record& record, std::int64_t index) {
     if (auto s = integer_field(f.at("segment")); s && *s >= 0) row.segment = *s;
   if (f.contains("skipped_iterations")) row.skipped_iterations = numeric_field(f.at("skipped_iterations"));
   if (f.contains("nan_iterations")) row.nan_iterations = numeric_field(f.at("nan_iterations"));
+  if (f.contains("loss_scale")) row.loss_scale = numeric_field(f.at("loss_scale"));
+  if (f.contains("iteration_time_ms")) row.iteration_time_ms = numeric_field(f.at("iteration_time_ms"));
+  if (f.contains("tokens_per_second")) row.tokens_per_second = numeric_field(f.at("tokens_per_second"));
+  if (f.contains("global_batch_size")) row.global_batch_size = numeric_field(f.at("global_batch_size"));
   if (f.contains("clip_threshold")) {
     const json& c = f.at("clip_threshold");
     row.has_clip_field = true;

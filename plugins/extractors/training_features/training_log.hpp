@@ -27,8 +27,12 @@ struct LogRow {
   std::int64_t segment = 0;  // restarts from a checkpoint before this row (train_log's "segment")
   std::optional<double> skipped_iterations;  // Megatron's per-interval counters
   std::optional<double> nan_iterations;
-  bool has_clip_field = false;           // the row says whether clipping was in force ('clip_threshold')
-  std::optional<double> clip_threshold;  // null in the row = no clipping
+  std::optional<double> loss_scale;         // fp16/bf16 dynamic loss scale
+  std::optional<double> iteration_time_ms;  // elapsed time per iteration
+  std::optional<double> tokens_per_second;
+  std::optional<double> global_batch_size;  // samples per optimizer step over all data-parallel ranks
+  bool has_clip_field = false;              // the row says whether clipping was in force ('clip_threshold')
+  std::optional<double> clip_threshold;     // null in the row = no clipping
   std::map<std::string, double> layer_grad_norms;
 };
 

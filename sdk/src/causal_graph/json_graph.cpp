@@ -232,7 +232,9 @@ class Reader {
 
   Discretization read_discretization(const Variable& var, const json& d, const std::string& at) const {
     if (!d.is_object()) fail(at, "expected an object");
-    check_keys(d, at, {"feature", "labels", "thresholds", "states", "soft_width", "nonfinite_state"});
+    check_keys(
+        d, at,
+        {"feature", "labels", "thresholds", "states", "soft_width", "nonfinite_state", "absent_state"});
     Discretization out;
     out.feature = string_of(required(d, at, "feature"), at + "/feature");
     if (out.feature.empty()) fail(at + "/feature", "empty feature name");
@@ -272,6 +274,8 @@ class Reader {
     }
     if (auto it = d.find("nonfinite_state"); it != d.end())
       out.nonfinite_state = state_of(var, *it, at + "/nonfinite_state");
+    if (auto it = d.find("absent_state"); it != d.end())
+      out.absent_state = state_of(var, *it, at + "/absent_state");
     return out;
   }
 
@@ -321,6 +325,7 @@ json to_json_graph(const Network& net) {
       if (d.soft_width > 0) dj["soft_width"] = d.soft_width;
       if (d.nonfinite_state >= 0)
         dj["nonfinite_state"] = var.states[static_cast<std::size_t>(d.nonfinite_state)];
+      if (d.absent_state >= 0) dj["absent_state"] = var.states[static_cast<std::size_t>(d.absent_state)];
       j["discretization"] = dj;
     }
     vars.push_back(std::move(j));

@@ -16,6 +16,8 @@
 #include "bayes_exact.hpp"
 #include "bayes_sampling.hpp"
 #include "bayes_test_support.hpp"
+#include "cann_debug/causal_graph/graph_loader.hpp"
+#include "cann_debug/causal_graph/json_graph.hpp"
 #include "cann_debug/messages.hpp"
 #include "cann_debug/testing.hpp"
 #include "cpt_learn.hpp"
@@ -236,6 +238,36 @@ TEST(bayes_plugins, AnEngineWithoutAGraphNeedsEvidenceNamingOne) {
   Harness told(bayes_exact_factory(), {{"graph", mini()}});
   told.run_processor({{0, Envelope::make(CorrelationKey{}, other)}});
   EXPECT_EQ(told.outputs_of<Posterior>(0).size(), 1u);
+}
+
+TEST(bayes_plugins, AVariableWhoseFeatureNeverCameIsObservedInItsAbsentState) {
+  // throughput_drop can only be seen through the timings: without them it is ruled out, not ranked on
+  // its prior.
+  const std::filesystem::path path = std::filesystem::path(::testing::TempDir()) / "absent_state.json";
+  std::ofstream(path) << R"({"variables": [
+    {"name": "cause", "states": ["healthy", "throughput_drop"], "cpt": [0.9, 0.1]},
+    {"name": "timing", "states": ["steady", "dropped", "unmeasured"], "parents": ["cause"],
+     "cpt": [[0.85, 0.05, 0.1], [0.1, 0.899, 0.001]],
+     "discretization": {"feature": "step_time.slowdown", "thresholds": [1.3], "states": ["steady", "dropped"],
+                        "absent_state": "unmeasured"}}]})";
+  Harness without(discretize_factory(), {{"graph", path.string()}});
+  without.run_processor({{0, features({{"loss.first", 2.0, "", {}, {}}})}});
+  ASSERT_EQ(without.outputs_of<Evidence>(0).size(), 1u);
+  const Evidence none = without.outputs_of<Evidence>(0)[0];
+  EXPECT_EQ(none.hard.at("timing"), "unmeasured");
+  Harness with(discretize_factory(), {{"graph", path.string()}});
+  with.run_processor({{0, features({{"step_time.slowdown", 1.6, "ratio", {}, {}}})}});
+  const Evidence some = with.outputs_of<Evidence>(0).at(0);
+  EXPECT_EQ(some.hard.at("timing"), "dropped");
+  // The engine then all but rules the cause out.
+  Harness engine(bayes_exact_factory(), {{"graph", path.string()}});
+  engine.run_processor({{0, Envelope::make(CorrelationKey{}, none)}});
+  const Posterior post = engine.outputs_of<Posterior>(0).at(0);
+  EXPECT_LT(post.marginals.at("cause").at("throughput_drop"), 0.002);
+  // The loader keeps absent_state through a round trip.
+  const bayes::Network net = bayes::load_graph(path.string());
+  const auto back = bayes::parse_json_graph(bayes::to_json_graph(net).dump(), "round-trip.json");
+  EXPECT_EQ(back.variables[1].discretization->absent_state, 2);
 }
 
 TEST(bayes_plugins, DiscretizeEverySetAndNonFinite) {

@@ -23,6 +23,10 @@ struct Discretization {
   std::vector<int> bin_states;                // state index of each bin (thresholds.size() + 1 entries)
   double soft_width = 0.0;                    // > 0: soft evidence, logistic noise of this scale
   int nonfinite_state = -1;                   // state for NaN/inf values; -1 = ignore such values
+  /// State observed when the run has no such feature at all (a log without timings says nothing of a
+  /// throughput drop, so a cause that needs them gets its table's P(absent_state) as evidence, usually
+  /// near 0); -1 = the variable stays unobserved.
+  int absent_state = -1;
 };
 
 struct Variable {

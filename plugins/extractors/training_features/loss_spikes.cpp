@@ -1,0 +1,259 @@
+// Loss spikes (see loss_spikes.hpp and docs/features-training.md, "Spikes").
+#include "loss_spikes.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "series_math.hpp"
+
+namespace cann_debug::plugins::training_detail {
+namespace {
+
+// Fewest rows with a loss before spikes are looked for.
+constexpr std::size_t kMinRows = 10;
+// A spike rises at least 10% above the level before it...
+constexpr double kRise = 0.10;
+// ...and at least five step-to-step noise sigmas, so that the noise of small batches is not a spike.
+constexpr double kNoiseSigmas = 5.0;
+// It has ended when the loss is back within 5% of the level before it.
+constexpr double kBackMargin = 0.05;
+// The level before a spike: the median of the last normal losses, at least 3 and at most 25 of them (a
+// fiftieth of the run in between).
+constexpr std::size_t kMinBaseWindow = 3;
+constexpr std::size_t kMaxBaseWindow = 25;
+// Without a rising learning rate in the log, the first 5% of the rows count as warm-up.
+constexpr double kWarmupShare = 0.05;
+// A learning rate that starts below 90% of its peak is warmed up.
+constexpr double kWarmupStartBelowPeak = 0.9;
+// Spikes cut out of the curve features: at most three, covering at most a quarter of the rows.
+constexpr std::size_t kMaxCutSpikes = 3;
+constexpr double kMaxCutShare = 0.25;
+// A spike of the warm-up is a transient only when the run learnt after it: its final level is at most 80%
+// of the level the spike started from (a rate that throws the loss up and leaves it at chance level has
+// "come back" to its first loss, but learnt nothing).
+constexpr double kLearntAfterWarmupSpike = 0.8;
+// A divergence is an unrecovered rise that starts after the first fifth of the rows.
+constexpr double kLateShare = 0.2;
+// Spikes and divergences count from a level of at least a tenth of the first loss.
+constexpr double kMinLevelOfFirst = 0.1;
+// A non-finite loss in a divergence counts as a tenfold rise.
+constexpr double kNonFiniteHeight = 9.0;
+
+/// The position of the first row from which the learning rate stays at its peak; 0 without a warm-up.
+std::size_t warmup_end(const std::vector<LogRow>& rows) {
+  std::optional<double> first, peak;
+  for (const LogRow& r : rows)
+    if (r.lr && std::isfinite(*r.lr) && *r.lr > 0.0) {
+      if (!first) first = r.lr;
+      peak = std::max(peak.value_or(0.0), *r.lr);
+    }
+  if (!first || *first >= kWarmupStartBelowPeak * *peak) return 0;
+  for (std::size_t i = 0; i < rows.size(); ++i)
+    if (rows[i].lr && *rows[i].lr >= 0.99 * *peak) return i;
+  return 0;
+}
+
+double final_level(const std::vector<LogRow>& rows) {
+  std::vector<double> tail;
+  for (std::size_t i = rows.size(); i-- > 0 && tail.size() < std::max<std::size_t>(3, rows.size() / 10);)
+    if (rows[i].loss && std::isfinite(*rows[i].loss)) tail.push_back(*rows[i].loss);
+  return median(tail);
+}
+
+std::int64_t step_of(const LogRow& r) {
+  return r.step >= 0 ? r.step : r.index;
+}
+
+/// Whether a spike outlasted one batch: it spans two rows or more, or its one row averages several
+/// iterations (Megatron logs the mean over its log interval). One step alone is one hard batch, the
+/// minibatch noise of small batches; an instability takes the loss several iterations to undo.
+bool sustained(const std::vector<LogRow>& rows, const LossSpike& s) {
+  std::size_t elevated = 0;
+  for (std::size_t i = s.start; i < s.end && i < rows.size(); ++i) elevated += rows[i].loss ? 1 : 0;
+  if (elevated >= 2) return true;
+  return s.start > 0 && step_of(rows[s.start]) - step_of(rows[s.start - 1]) > 1;
+}
+
+EvidenceRef spike_ref(const std::vector<LogRow>& rows, const LossSpike& s, const char* id) {
+  const std::size_t last = s.recovered ? s.end : rows.size() - 1;
+  return rows_ref(rows, s.start, std::min(last, rows.size() - 1), "steps", id);
+}
+
+}  // namespace
+
+std::vector<LossSpike> find_loss_spikes(const std::vector<LogRow>& rows) {
+  std::vector<std::size_t> at;  // rows with a loss
+  for (std::size_t i = 0; i < rows.size(); ++i)
+    if (rows[i].loss) at.push_back(i);
+  std::vector<LossSpike> spikes;
+  if (at.size() < kMinRows) return spikes;
+  std::vector<double> diffs;
+  for (std::size_t k = 1; k < at.size(); ++k) {
+    const double a = *rows[at[k - 1]].loss, b = *rows[at[k]].loss;
+    if (std::isfinite(a) && std::isfinite(b)) diffs.push_back(b - a);
+  }
+  if (diffs.size() < kMinRows / 2) return spikes;
+  // The noise of one step: the spread of step-to-step differences (two noisy values each) over sqrt(2).
+  const double sigma = robust_sigma(diffs) / std::sqrt(2.0);
+  const std::size_t window = std::clamp(at.size() / 50, kMinBaseWindow, kMaxBaseWindow);
+  const std::size_t warm_end =
+      std::max(warmup_end(rows), static_cast<std::size_t>(kWarmupShare * static_cast<double>(rows.size())));
+
+  std::vector<double> normal;  // the losses outside spikes, in order
+  std::size_t k = 0;
+  while (k < at.size()) {
+    const double v = *rows[at[k]].loss;
+    bool spike = false;
+    double base = 0.0;
+    if (!normal.empty()) {
+      const std::size_t from = normal.size() > window ? normal.size() - window : 0;
+      base = median(std::vector<double>(normal.begin() + static_cast<std::ptrdiff_t>(from), normal.end()));
+      spike =
+          base > 0.0 && (!std::isfinite(v) || (v > base * (1.0 + kRise) && v - base > kNoiseSigmas * sigma));
+    }
+    if (!spike) {
+      if (std::isfinite(v)) normal.push_back(v);
+      ++k;
+      continue;
+    }
+    LossSpike s;
+    s.start = at[k];
+    s.peak = at[k];
+    s.base = base;
+    double peak = std::isfinite(v) ? v : std::numeric_limits<double>::infinity();
+    std::size_t j = k + 1;
+    for (; j < at.size(); ++j) {
+      const double x = *rows[at[j]].loss;
+      if (std::isfinite(x) && x <= base * (1.0 + kBackMargin)) break;
+      const double h = std::isfinite(x) ? x : std::numeric_limits<double>::infinity();
+      if (h > peak) peak = h, s.peak = at[j];
+    }
+    s.recovered = j < at.size();
+    s.end = s.recovered ? at[j] : rows.size();
+    s.height = std::isfinite(peak) ? peak / base - 1.0 : std::numeric_limits<double>::infinity();
+    s.in_warmup = s.start < warm_end;
+    spikes.push_back(s);
+    k = j;
+  }
+  return spikes;
+}
+
+std::vector<LogRow> rows_outside_recovered_spikes(const std::vector<LogRow>& rows,
+                                                  const std::vector<LossSpike>& spikes) {
+  const double last = final_level(rows);
+  std::vector<const LossSpike*> cut;
+  std::size_t covered = 0, covered_after_warmup = 0;
+  for (const LossSpike& s : spikes) {
+    if (!s.recovered || !std::isfinite(s.height)) continue;
+    // Cut only a transient: the run kept (after a warm-up spike: went on to) what it had learnt.
+    const double keeps = s.in_warmup ? kLearntAfterWarmupSpike : 1.0 + kBackMargin;
+    if (!(last <= keeps * s.base)) continue;
+    cut.push_back(&s);
+    covered += s.end - s.start;
+    if (!s.in_warmup) covered_after_warmup += s.end - s.start;
+  }
+  // A warm-up transient the run learnt after is cut however long it took (a short benchmark run may spend
+  // half its iterations recovering); spikes after the warm-up only while they are few and short.
+  if (cut.empty() || cut.size() > kMaxCutSpikes ||
+      static_cast<double>(covered_after_warmup) > kMaxCutShare * static_cast<double>(rows.size()) ||
+      rows.size() - covered < kMinRows)
+    return rows;
+  std::vector<LogRow> kept;
+  kept.reserve(rows.size() - covered);
+  std::size_t next = 0;
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    while (next < cut.size() && i >= cut[next]->end) ++next;
+    if (next < cut.size() && i >= cut[next]->start) continue;
+    kept.push_back(rows[i]);
+  }
+  return kept;
+}
+
+void add_loss_spike_features(const std::vector<LogRow>& rows, const std::vector<LossSpike>& spikes,
+                             FeatureList& out) {
+  std::vector<double> finite;
+  std::vector<std::size_t> finite_at;
+  for (std::size_t i = 0; i < rows.size(); ++i)
+    if (rows[i].loss && std::isfinite(*rows[i].loss)) finite.push_back(*rows[i].loss), finite_at.push_back(i);
+  if (finite.size() < kMinRows || !(finite.front() > 0.0)) return;
+  const EvidenceRef whole = rows_ref(rows, 0, rows.size() - 1, "steps", "loss");
+  // Near zero the loss has only noise left and ratios to it mean nothing: a spike or a divergence counts
+  // only from a level of at least a tenth of the first loss.
+  const double floor = kMinLevelOfFirst * finite.front();
+  const LossSpike* highest = nullptr;  // recovered, sustained, after the warm-up: what a team rolls back from
+  const LossSpike* longest = nullptr;
+  const LossSpike* warmup = nullptr;
+  const LossSpike* divergence = nullptr;  // not recovered, late
+  std::size_t count = 0, single = 0;
+  for (const LossSpike& s : spikes) {
+    if (s.recovered && s.in_warmup) {
+      if (!warmup || s.height > warmup->height) warmup = &s;
+    } else if (s.recovered && (!sustained(rows, s) || s.base < floor)) {
+      ++single;
+    } else if (s.recovered) {
+      ++count;
+      if (!highest || s.height > highest->height) highest = &s;
+      if (!longest || s.end - s.start > longest->end - longest->start) longest = &s;
+    } else if (!s.in_warmup && s.base >= floor &&
+               static_cast<double>(s.start) >= kLateShare * static_cast<double>(rows.size())) {
+      divergence = &s;
+    }
+  }
+  out.add("loss.spike_count", static_cast<double>(count), "spikes",
+          highest ? std::vector<EvidenceRef>{spike_ref(rows, *highest, "loss.spike")}
+                  : std::vector<EvidenceRef>{whole});
+  out.add("loss.spike_max_height", highest ? highest->height : 0.0, "ratio",
+          highest ? std::vector<EvidenceRef>{row_ref(rows, highest->start, "loss.spike_start"),
+                                             row_ref(rows, highest->peak, "loss.spike_peak"),
+                                             row_ref(rows, highest->end, "loss.spike_recovered")}
+                  : std::vector<EvidenceRef>{whole});
+  out.add("loss.minor_spikes", static_cast<double>(single), "spikes", {whole});
+  if (highest) {
+    out.add("loss.spike_start_step", static_cast<double>(step_of(rows[highest->start])), "step",
+            {row_ref(rows, highest->start, "loss.spike_start")});
+    out.add("loss.spike_recovered_step", static_cast<double>(step_of(rows[highest->end])), "step",
+            {row_ref(rows, highest->end, "loss.spike_recovered")});
+    out.add("loss.spike_max_steps",
+            static_cast<double>(step_of(rows[longest->end]) - step_of(rows[longest->start])), "steps",
+            {spike_ref(rows, *longest, "loss.spike")});
+  }
+  if (warmup)
+    out.add("loss.warmup_spike_height", warmup->height, "ratio",
+            {row_ref(rows, warmup->peak, "loss.spike_peak"), spike_ref(rows, *warmup, "loss.warmup_spike")});
+
+  // Late divergence: where the loss ended above the level it had reached after the first fifth of the run,
+  // as a share of that level. Either a jump it never came back from, or a creep up from its best level
+  // (the smoothed minimum) that the step-by-step spike test follows without flagging.
+  const double last = final_level(rows);
+  double height = 0.0;
+  std::optional<std::size_t> onset;
+  if (divergence) {
+    height = !std::isfinite(divergence->height) || !std::isfinite(last)
+                 ? kNonFiniteHeight
+                 : std::max(0.0, last / divergence->base - 1.0);
+    onset = divergence->start;
+  }
+  const std::size_t hw = std::max<std::size_t>(2, finite.size() / 50);
+  const std::vector<double> smooth = running_median(finite, hw);
+  if (!smooth.empty() && std::isfinite(last)) {
+    const auto best = std::min_element(smooth.begin(), smooth.end());
+    const std::size_t best_at = finite_at[static_cast<std::size_t>(best - smooth.begin()) + hw];
+    const bool late = static_cast<double>(best_at) >= kLateShare * static_cast<double>(rows.size()) &&
+                      best_at >= warmup_end(rows);
+    if (late && *best >= floor && last / *best - 1.0 > height) {
+      height = last / *best - 1.0;
+      onset = best_at;
+    }
+  }
+  if (onset)
+    out.add("loss.late_divergence_start_step", static_cast<double>(step_of(rows[*onset])), "step",
+            {row_ref(rows, *onset, "loss.divergence_start")});
+  out.add("loss.late_divergence_height", height, "ratio",
+          onset
+              ? std::vector<EvidenceRef>{row_ref(rows, *onset, "loss.divergence_start"),
+                                         rows_ref(rows, *onset, rows.size() - 1, "steps", "loss.divergence")}
+              : std::vector<EvidenceRef>{whole});
+}
+
+}  // namespace cann_debug::plugins::training_detail

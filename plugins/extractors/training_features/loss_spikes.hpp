@@ -1,0 +1,39 @@
+// Loss spikes: excursions of the loss above the level it had just reached, found step by step, each with its
+// start, peak, height and whether (and when) the loss came back. The loss-curve features of the run are
+// computed on the rows outside the spikes the run recovered from, so that a transient does not read as a
+// run that learns badly; the spikes are features of their own (docs/features-training.md, "Spikes").
+#pragma once
+
+#include <cstddef>
+#include <optional>
+#include <vector>
+
+#include "feature_list.hpp"
+#include "training_log.hpp"
+
+namespace cann_debug::plugins::training_detail {
+
+struct LossSpike {
+  std::size_t start = 0;  // positions in the rows the spikes were found in
+  std::size_t peak = 0;
+  std::size_t end = 0;  // first row back at the level before the spike; rows.size() when it never came back
+  double base = 0.0;    // the level before the spike (median of the loss just before it)
+  double height = 0.0;  // peak / base - 1; +inf when the loss became NaN or infinite in it
+  bool recovered = false;
+  bool in_warmup = false;  // started while the learning rate was still rising, or in the first 5% of rows
+};
+
+/// The spikes of the loss in `rows` (rows without a loss are skipped, never part of a spike's start).
+std::vector<LossSpike> find_loss_spikes(const std::vector<LogRow>& rows);
+
+/// The rows the run's curve features describe: every row but those inside the spikes it recovered from,
+/// provided they are few and short (at most kMaxCutSpikes spikes covering at most a quarter of the rows);
+/// otherwise every row (a loss that keeps jumping is the run's shape, not a transient).
+std::vector<LogRow> rows_outside_recovered_spikes(const std::vector<LogRow>& rows,
+                                                  const std::vector<LossSpike>& spikes);
+
+/// loss.spike_* and loss.late_divergence_* features.
+void add_loss_spike_features(const std::vector<LogRow>& rows, const std::vector<LossSpike>& spikes,
+                             FeatureList& out);
+
+}  // namespace cann_debug::plugins::training_detail

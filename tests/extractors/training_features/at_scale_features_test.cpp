@@ -1,0 +1,223 @@
+// Tests of the large-model features of training_features: loss spikes (recovered, one-step, warm-up),
+// late divergence, throughput drops, the loss scale and skipped iterations, hardware errors placed on
+// the iteration they hit. The series are built so that each figure is known by hand.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "training_rows.hpp"
+
+namespace cann_debug::plugins {
+namespace {
+
+using nlohmann::json;
+using namespace training_test;
+
+/// A smooth large-batch loss curve, 10.5 at the start falling to about 2.5, with a small alternating
+/// ripple so that the step noise is not zero.
+double curve(int i) {
+  return 2.5 + 8.0 * std::exp(-i / 30.0) + (i % 2 == 0 ? 0.01 : -0.01);
+}
+
+json train_row(int step, double loss) {
+  return {{"log_kind", "train"}, {"step", step}, {"loss", loss}};
+}
+
+std::vector<json> smooth_run(int steps) {
+  std::vector<json> rows;
+  for (int i = 1; i <= steps; ++i) rows.push_back(train_row(i, curve(i)));
+  return rows;
+}
+
+bool has(const FeatureSet& set, const std::string& name) {
+  return find(set, name).has_value();
+}
+
+TEST(AtScaleFeatures, ASmoothRunHasNoSpikesAndNoDivergence) {
+  const FeatureSet set = run_extractor({{kRecordsPort, records_of(smooth_run(200))}});
+  EXPECT_DOUBLE_EQ(value_of(set, "loss.spike_count"), 0.0);
+  EXPECT_DOUBLE_EQ(value_of(set, "loss.spike_max_height"), 0.0);
+  EXPECT_DOUBLE_EQ(value_of(set, "loss.minor_spikes"), 0.0);
+  // A run still learning ends at its best level: nothing given back.
+  EXPECT_LT(value_of(set, "loss.late_divergence_height"), 0.02);
+  EXPECT_FALSE(has(set, "loss.warmup_spike_height"));
+  EXPECT_FALSE(has(set, "loss.spike_start_step"));
+}
+
+TEST(AtScaleFeatures, ARecoveredSpikeIsMeasuredAndCutOutOfTheCurveFeatures) {
+  std::vector<json> rows = smooth_run(200);
+  // Iterations 120-127 jump 60% above the level and then the loss is back.
+  for (int i = 120; i <= 127; ++i) rows[static_cast<std::size_t>(i - 1)]["loss"] = 1.6 * curve(i);
+  const FeatureSet spiky = run_extractor({{kRecordsPort, records_of(rows)}});
+  const FeatureSet smooth = run_extractor({{kRecordsPort, records_of(smooth_run(200))}});
+  EXPECT_DOUBLE_EQ(value_of(spiky, "loss.spike_count"), 1.0);
+  EXPECT_NEAR(value_of(spiky, "loss.spike_max_height"), 0.6, 0.02);
+  EXPECT_DOUBLE_EQ(value_of(spiky, "loss.spike_start_step"), 120.0);
+  EXPECT_DOUBLE_EQ(value_of(spiky, "loss.spike_recovered_step"), 128.0);
+  EXPECT_DOUBLE_EQ(value_of(spiky, "loss.spike_max_steps"), 8.0);
+  const EvidenceRef where = evidence_of(spiky, "loss.spike_count").at(0);
+  EXPECT_EQ(where.first_step, 120);
+  EXPECT_EQ(where.last_step, 128);
+  // The curve features describe the run outside the spike: as if it had not happened (up to the few
+  // rows fewer their windows see).
+  for (const char* name : {"loss.peak_over_first", "loss.final_over_initial"})
+    EXPECT_NEAR(value_of(spiky, name), value_of(smooth, name), 0.03 * value_of(smooth, name)) << name;
+  EXPECT_NEAR(value_of(spiky, "loss.noise_over_first"), value_of(smooth, "loss.noise_over_first"),
+              0.1 * value_of(smooth, "loss.noise_over_first"));
+  // Eight elevated rows in a row would read as neighbouring batches alike.
+  EXPECT_NEAR(value_of(spiky, "loss.residual_lag1_autocorr"), value_of(smooth, "loss.residual_lag1_autocorr"),
+              0.05);
+  EXPECT_NEAR(value_of(spiky, "loss.rebound_over_first"), value_of(smooth, "loss.rebound_over_first"), 0.01);
+  EXPECT_LT(value_of(spiky, "loss.peak_over_first"), 1.0);
+}
+
+TEST(AtScaleFeatures, AOneStepJumpIsAMinorSpikeNotASpike) {
+  std::vector<json> rows = smooth_run(200);
+  rows[119]["loss"] = 2.0 * curve(120);  // one hard batch
+  const FeatureSet set = run_extractor({{kRecordsPort, records_of(rows)}});
+  EXPECT_DOUBLE_EQ(value_of(set, "loss.spike_count"), 0.0);
+  EXPECT_DOUBLE_EQ(value_of(set, "loss.minor_spikes"), 1.0);
+}
+
+TEST(AtScaleFeatures, AOneRowJumpOfAnIntervalAverageIsASpike) {
+  // Rows ten iterations apart (Megatron's log interval): one elevated row is ten iterations of it.
+  std::vector<json> rows;
+  for (int i = 1; i <= 100; ++i) rows.push_back(train_row(10 * i, curve(i)));
+  rows[59]["loss"] = 1.5 * curve(60);
+  const FeatureSet set = run_extractor({{kRecordsPort, records_of(rows)}});
+  EXPECT_DOUBLE_EQ(value_of(set, "loss.spike_count"), 1.0);
+  EXPECT_DOUBLE_EQ(value_of(set, "loss.spike_start_step"), 600.0);
+  EXPECT_DOUBLE_EQ(value_of(set, "loss.spike_recovered_step"), 610.0);
+}
+
+TEST(AtScaleFeatures, AWarmUpSpikeTheRunLearntAfterIsAnObservationOnly) {
+  // The rate rises over 20 iterations; the loss jumps to 3.5x at iterations 3-12 and then learns.
+  std::vector<json> rows = smooth_run(120);
+  for (std::size_t i = 0; i < rows.size(); ++i) rows[i]["lr"] = 1e-4 * std::min(1.0, (i + 1) / 20.0);
+  for (int i = 3; i <= 12; ++i) rows[static_cast<std::size_t>(i - 1)]["loss"] = 3.5 * curve(1);
+  const FeatureSet set = run_extractor({{kRecordsPort, records_of(rows)}});
+  EXPECT_NEAR(value_of(set, "loss.warmup_spike_height"), 3.5 * curve(1) / curve(1) - 1.0, 0.05);
+  EXPECT_DOUBLE_EQ(value_of(set, "loss.spike_count"), 0.0);
+  // Cut out: the curve's peak is its first loss, not the spike.
+  EXPECT_LT(value_of(set, "loss.peak_over_first"), 1.05);
+  EXPECT_DOUBLE_EQ(value_of(set, "lr.peak"), 1e-4);
+}
+
+TEST(AtScaleFeatures, AWarmUpJumpBackToChanceLevelIsNotCut) {
+  // The loss jumps and comes back to its first level, but never learns: the jump stays in the curve.
+  std::vector<json> rows;
+  for (int i = 1; i <= 150; ++i) rows.push_back(train_row(i, i >= 2 && i <= 4 ? 30.0 : 2.3 + (i % 2) * 0.01));
+  const FeatureSet set = run_extractor({{kRecordsPort, records_of(rows)}});
+  EXPECT_GT(value_of(set, "loss.max_over_initial"), 10.0);
+}
+
+TEST(AtScaleFeatures, ALateRiseThatNeverComesBackIsALateDivergence) {
+  std::vector<json> rows = smooth_run(200);
+  for (int i = 140; i <= 200; ++i) rows[static_cast<std::size_t>(i - 1)]["loss"] = 2.0 * curve(i);
+  const FeatureSet set = run_extractor({{kRecordsPort, records_of(rows)}});
+  // The final level (2 x the curve near its end) over the level just before the rise.
+  EXPECT_NEAR(value_of(set, "loss.late_divergence_height"), 2.0 * curve(190) / curve(138) - 1.0, 0.02);
+  EXPECT_DOUBLE_EQ(value_of(set, "loss.late_divergence_start_step"), 140.0);
+  EXPECT_DOUBLE_EQ(value_of(set, "loss.spike_count"), 0.0);
+}
+
+TEST(AtScaleFeatures, ASlowCreepUpFromTheBestLevelIsALateDivergence) {
+  // Learns to its best at iteration 100, then creeps up 1% per iteration: no step is a spike.
+  std::vector<json> rows;
+  for (int i = 1; i <= 200; ++i) {
+    const double level = i <= 100 ? 2.0 + 8.0 * (100 - i) / 100.0 : 2.0 * std::pow(1.01, i - 100);
+    rows.push_back(train_row(i, level + (i % 2 == 0 ? 0.005 : -0.005)));
+  }
+  const FeatureSet set = run_extractor({{kRecordsPort, records_of(rows)}});
+  EXPECT_GT(value_of(set, "loss.late_divergence_height"), 1.2);
+  EXPECT_NEAR(value_of(set, "loss.late_divergence_start_step"), 100.0, 3.0);
+}
+
+TEST(AtScaleFeatures, ALateNaNCountsAsATenfoldDivergence) {
+  std::vector<json> rows = smooth_run(200);
+  rows[149]["loss"] = 1.8 * curve(150);
+  for (int i = 151; i <= 200; ++i) rows[static_cast<std::size_t>(i - 1)]["loss"] = "nan";
+  const FeatureSet set = run_extractor({{kRecordsPort, records_of(rows)}});
+  EXPECT_DOUBLE_EQ(value_of(set, "loss.late_divergence_height"), 9.0);
+  EXPECT_DOUBLE_EQ(value_of(set, "loss.late_divergence_start_step"), 150.0);
+}
+
+TEST(AtScaleFeatures, ASustainedSlowerStretchIsAThroughputDrop) {
+  std::vector<json> rows = smooth_run(200);
+  for (std::size_t i = 0; i < rows.size(); ++i)
+    rows[i]["iteration_time_ms"] = (i >= 120 && i < 160 ? 150.0 : 100.0) + static_cast<double>(i % 3);
+  rows[0]["iteration_time_ms"] = 5000.0;  // the first iteration compiles
+  const FeatureSet set = run_extractor({{kRecordsPort, records_of(rows)}});
+  EXPECT_NEAR(value_of(set, "step_time.median_ms"), 101.0, 1.0);
+  EXPECT_NEAR(value_of(set, "step_time.slowdown"), 151.0 / 101.0, 0.02);
+  const auto refs = evidence_of(set, "step_time.slowdown");
+  ASSERT_EQ(refs.size(), 2u);
+  EXPECT_EQ(refs[1].kind, "window");
+  EXPECT_GE(refs[1].first_step, 120);  // a window of three with two slow rows is slow
+  EXPECT_LE(refs[1].last_step, 160);
+}
+
+TEST(AtScaleFeatures, OneSlowIntervalIsNotAThroughputDrop) {
+  std::vector<json> rows = smooth_run(200);
+  for (std::size_t i = 0; i < rows.size(); ++i) rows[i]["iteration_time_ms"] = i == 100 ? 900.0 : 100.0;
+  const FeatureSet set = run_extractor({{kRecordsPort, records_of(rows)}});
+  EXPECT_DOUBLE_EQ(value_of(set, "step_time.slowdown"), 1.0);
+}
+
+TEST(AtScaleFeatures, TokensPerSecondStandInForTheIterationTime) {
+  std::vector<json> rows = smooth_run(100);
+  for (std::size_t i = 0; i < rows.size(); ++i)
+    rows[i]["tokens_per_second"] = i >= 50 && i < 70 ? 500.0 : 1000.0;
+  const FeatureSet set = run_extractor({{kRecordsPort, records_of(rows)}});
+  EXPECT_NEAR(value_of(set, "step_time.slowdown"), 2.0, 1e-9);
+  EXPECT_FALSE(has(set, "step_time.median_ms"));
+}
+
+TEST(AtScaleFeatures, TheLossScaleFloorAndTheSkippedIterations) {
+  std::vector<json> rows;
+  for (int i = 1; i <= 50; ++i) {
+    json r = train_row(10 * i, curve(i));
+    r["loss_scale"] = i < 30 ? 65536.0 : (i < 40 ? 1.0 : 2.0);
+    r["skipped_iterations"] = i >= 30 && i < 40 ? 10 : 0;  // every iteration of those intervals
+    rows.push_back(r);
+  }
+  const FeatureSet set = run_extractor({{kRecordsPort, records_of(rows)}});
+  EXPECT_DOUBLE_EQ(value_of(set, "loss_scale.initial_log2"), 16.0);
+  EXPECT_DOUBLE_EQ(value_of(set, "loss_scale.min_log2"), 0.0);
+  EXPECT_EQ(evidence_of(set, "loss_scale.min_log2").at(0).first_step, 300);
+  // 100 skipped of the 491 iterations from 10 to 500.
+  EXPECT_NEAR(value_of(set, "log.skipped_iteration_fraction"), 100.0 / 491.0, 1e-12);
+}
+
+TEST(AtScaleFeatures, WithoutSkipCountersThereIsNoSkippedFraction) {
+  const FeatureSet set = run_extractor({{kRecordsPort, records_of(smooth_run(50))}});
+  EXPECT_FALSE(has(set, "log.skipped_iteration_fraction"));
+  EXPECT_FALSE(has(set, "loss_scale.min_log2"));
+  EXPECT_FALSE(has(set, "step_time.slowdown"));
+}
+
+TEST(AtScaleFeatures, AKernelLogErrorIsPlacedOnTheIterationItHit) {
+  std::vector<json> rows;
+  for (int i = 1; i <= 50; ++i) {
+    json r = train_row(i, curve(i));
+    r["time"] = 1000.0 + i;  // one iteration a second
+    rows.push_back(r);
+  }
+  // An Xid at t = 1030.5 s (no step: a kernel log line) and a corrected ECC warning.
+  rows.push_back(
+      {{"log_kind", "event"}, {"event", "xid"}, {"severity", "error"}, {"hardware", true}, {"time", 1030.5}});
+  rows.push_back({{"log_kind", "event"},
+                  {"event", "ecc_corrected"},
+                  {"severity", "warning"},
+                  {"hardware", true},
+                  {"time", 1040.0}});
+  const FeatureSet set = run_extractor({{kRecordsPort, records_of(rows)}});
+  EXPECT_DOUBLE_EQ(value_of(set, "log.hardware_events"), 2.0);
+  EXPECT_DOUBLE_EQ(value_of(set, "log.hardware_errors"), 1.0);
+  EXPECT_DOUBLE_EQ(value_of(set, "log.first_hardware_error_step"), 30.0);
+  EXPECT_EQ(evidence_of(set, "log.hardware_errors").at(0).first_step, 30);
+}
+
+}  // namespace
+}  // namespace cann_debug::plugins
