@@ -53,7 +53,7 @@ void print_verdict(const json& causes, bool healthy) {
 }
 
 /// Who waited for whom. Asserted as the direction of a diagnosis; beside a healthy verdict it is only an
-/// observation (the skew stayed below what the graph diagnoses), so the two lines never contradict.
+/// observation (the graph named no cause for the skew), so the two lines never contradict.
 void print_direction(const json& details, bool healthy) {
   if (!details.is_object() || !details.contains("who_waited_for_whom")) return;
   const auto& w = details["who_waited_for_whom"];
@@ -63,9 +63,10 @@ void print_direction(const json& details, bool healthy) {
   if (w.contains("rank.collective_wait_skew") && w["rank.collective_wait_skew"].contains("value"))
     skew = fmt::format("{:.0f}%", 100.0 * number_or(w["rank.collective_wait_skew"], "value", 0.0));
   if (healthy)
-    fmt::print(
-        "Observed:   rank {:.0f} reached the collectives last{}\n", late,
-        skew.empty() ? "" : fmt::format("; the longest waiter lost {} of a step, within tolerance", skew));
+    fmt::print("Observed:   rank {:.0f} reached the collectives last{}\n", late,
+               skew.empty()
+                   ? ""
+                   : fmt::format("; the longest waiter lost {} of a step (no cause named for it)", skew));
   else
     fmt::print("Direction:  rank {:.0f} held the others up in the collectives{}\n", late,
                skew.empty() ? "" : fmt::format(" (the longest waiter lost {} of a step)", skew));

@@ -264,4 +264,17 @@ TEST_F(DiagnoseCli, RealAscendClusterNamesTheSlowRankAndTheDirection) {
   EXPECT_NE(child_->out().find("rank 1 held the others up"), std::string::npos) << child_->out();
 }
 
+TEST_F(DiagnoseCli, AHealthyVerdictIsNeverContradictedByItsDirectionLine) {
+  const fs::path cluster = kShared / "real/ascend/msinsight_gpt3_16rank_pp2";
+  if (!fs::is_directory(cluster)) GTEST_SKIP() << "no shared 16-rank Ascend cluster folder";
+  ASSERT_EQ(run({"diagnose", "--input", cluster.string()}), 0) << child_->err();
+  const std::string out = child_->out();
+  const bool healthy = out.find("Verdict:    healthy") != std::string::npos;
+  const bool direction = out.find("Direction:") != std::string::npos;
+  EXPECT_FALSE(healthy && direction) << out;
+  if (healthy) {
+    EXPECT_NE(out.find("Observed:   rank"), std::string::npos) << out;
+  }
+}
+
 }  // namespace
