@@ -17,6 +17,10 @@ constexpr std::size_t kNoiseHalfWidth = 5;
 constexpr std::size_t kMinNoiseValues = 20;
 // Fewest pairs behind an autocorrelation.
 constexpr std::size_t kMinPairs = 10;
+// Longest oscillation period searched: each period costs a pass over the run, and a "period" of
+// thousands of iterations is the learning curve itself, not an oscillation (a 500 000-iteration log
+// would otherwise take hours).
+constexpr std::size_t kMaxOscillationPeriod = 1000;
 // A loss above twice its initial level: for a classifier that starts near chance level, training never
 // legitimately doubles the loss; such steps are divergence excursions.
 constexpr double kJumpFactor = 2.0;
@@ -138,7 +142,7 @@ void add_loss_features(const std::vector<LogRow>& rows, std::optional<std::int64
   const std::vector<double>& loss = finite.value;
   std::optional<double> best_ac;
   std::size_t best_period = 0;
-  for (std::size_t period = 2; period <= n / 3; ++period) {
+  for (std::size_t period = 2; period <= std::min(n / 3, kMaxOscillationPeriod); ++period) {
     const auto ac = autocorrelation(residual_around_moving_mean(loss, period), period, kMinPairs);
     if (ac && (!best_ac || *ac > *best_ac)) {
       best_ac = ac;

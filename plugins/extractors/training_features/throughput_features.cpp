@@ -48,14 +48,14 @@ void add_throughput_features(const std::vector<LogRow>& rows, FeatureList& out) 
   const std::vector<double> steady(ms.begin() + static_cast<std::ptrdiff_t>(skip), ms.end());
   const double reference = median(steady);
   if (!(reference > 0.0)) return;
-  const std::size_t window = std::max(kMinWindow, steady.size() / kWindowDivisor);
-  double worst = 0.0;
-  std::size_t worst_at = 0;
-  for (std::size_t start = 0; start + window <= steady.size(); ++start) {
-    const auto first = steady.begin() + static_cast<std::ptrdiff_t>(start);
-    const double m = median(std::vector<double>(first, first + static_cast<std::ptrdiff_t>(window)));
-    if (m > worst) worst = m, worst_at = start;
-  }
+  // An odd window of a twentieth of the rows (at least 3), its median slid along the run.
+  const std::size_t half = std::max(kMinWindow, steady.size() / kWindowDivisor) / 2;
+  const std::size_t window = 2 * half + 1;
+  const std::vector<double> medians = running_median(steady, half);
+  if (medians.empty()) return;
+  const auto slowest = std::max_element(medians.begin(), medians.end());
+  const double worst = *slowest;
+  const auto worst_at = static_cast<std::size_t>(slowest - medians.begin());
   const EvidenceRef whole = rows_ref(rows, at[skip], at.back(), "steps", "iteration_time_ms");
   if (have_time) out.add("step_time.median_ms", reference, "ms", {whole});
   out.add("step_time.slowdown", worst / reference, "ratio",

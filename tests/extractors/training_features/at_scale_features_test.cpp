@@ -6,6 +6,7 @@
 
 #include <cmath>
 
+#include "series_math.hpp"
 #include "training_rows.hpp"
 
 namespace cann_debug::plugins {
@@ -32,6 +33,27 @@ std::vector<json> smooth_run(int steps) {
 
 bool has(const FeatureSet& set, const std::string& name) {
   return find(set, name).has_value();
+}
+
+TEST(AtScaleFeatures, TheSlidingRunningMedianIsTheMedianOfEveryWindow) {
+  // Values with many ties (quantised) and runs, against the median of each window computed afresh.
+  std::vector<double> v;
+  unsigned x = 12345;
+  for (int i = 0; i < 600; ++i) {
+    x = x * 1103515245u + 12345u;
+    v.push_back(static_cast<double>((x >> 16) % 7) + (i > 300 && i < 320 ? 10.0 : 0.0));
+  }
+  for (std::size_t hw : {std::size_t{0}, std::size_t{1}, std::size_t{2}, std::size_t{10}, std::size_t{299}}) {
+    const std::vector<double> fast = training_detail::running_median(v, hw);
+    ASSERT_EQ(fast.size(), v.size() - 2 * hw) << hw;
+    for (std::size_t i = 0; i < fast.size(); ++i) {
+      const auto first = v.begin() + static_cast<std::ptrdiff_t>(i);
+      ASSERT_EQ(fast[i], training_detail::median(
+                             std::vector<double>(first, first + static_cast<std::ptrdiff_t>(2 * hw + 1))))
+          << "half width " << hw << " at " << i;
+    }
+  }
+  EXPECT_TRUE(training_detail::running_median(v, 300).empty());
 }
 
 TEST(AtScaleFeatures, ASmoothRunHasNoSpikesAndNoDivergence) {
