@@ -18,7 +18,7 @@ inline EvidenceRef rows_ref(const std::vector<LogRow>& rows, std::size_t first, 
   EvidenceRef ref{std::move(kind), std::move(id), kNoTimestamp, kNoTimestamp, -1, -1};
   for (std::size_t i = first; i <= last && i < rows.size(); ++i) {
     const LogRow& r = rows[i];
-    const std::int64_t step = r.step >= 0 ? r.step : r.index;
+    const std::int64_t step = step_of(r);
     ref.first_step = ref.first_step < 0 ? step : std::min(ref.first_step, step);
     ref.last_step = std::max(ref.last_step, step);
     if (r.time_ns != kNoTimestamp) {

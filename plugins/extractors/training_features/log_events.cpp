@@ -40,7 +40,7 @@ std::optional<LogEvent> event_from_record(const Record& record) {
 void place_events_on_steps(std::vector<LogEvent>& events, const std::vector<LogRow>& rows) {
   std::vector<std::pair<TimestampNs, std::int64_t>> times;  // (time, step) of the timed rows
   for (const LogRow& r : rows)
-    if (r.time_ns != kNoTimestamp) times.emplace_back(r.time_ns, r.step >= 0 ? r.step : r.index);
+    if (r.time_ns != kNoTimestamp) times.emplace_back(r.time_ns, step_of(r));
   if (times.empty()) return;
   std::sort(times.begin(), times.end());
   for (LogEvent& e : events) {

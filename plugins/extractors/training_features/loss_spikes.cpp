@@ -61,10 +61,6 @@ double final_level(const std::vector<LogRow>& rows) {
   return median(tail);
 }
 
-std::int64_t step_of(const LogRow& r) {
-  return r.step >= 0 ? r.step : r.index;
-}
-
 /// Whether a spike outlasted one batch: it spans two rows or more, or its one row averages several
 /// iterations (Megatron logs the mean over its log interval). One step alone is one hard batch, the
 /// minibatch noise of small batches; an instability takes the loss several iterations to undo.

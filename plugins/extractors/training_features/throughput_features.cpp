@@ -19,10 +19,6 @@ constexpr double kStartupShare = 0.05;
 constexpr std::size_t kMinWindow = 3;
 constexpr std::size_t kWindowDivisor = 20;
 
-std::int64_t step_of(const LogRow& r) {
-  return r.step >= 0 ? r.step : r.index;
-}
-
 }  // namespace
 
 void add_throughput_features(const std::vector<LogRow>& rows, FeatureList& out) {

@@ -36,6 +36,11 @@ struct LogRow {
   std::map<std::string, double> layer_grad_norms;
 };
 
+/// The row's step, or its position in arrival order when the log has no step.
+inline std::int64_t step_of(const LogRow& r) {
+  return r.step >= 0 ? r.step : r.index;
+}
+
 /// Config values (config.json) that are used as parameters or extra evidence, never as a verdict.
 struct RunConfig {
   std::optional<std::int64_t> steps_per_epoch;
