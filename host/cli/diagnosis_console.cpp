@@ -52,24 +52,55 @@ void print_verdict(const json& causes, bool healthy) {
     fmt::print("Path:       {}\n", fmt::join(causes[0]["path"].get<std::vector<std::string>>(), " -> "));
 }
 
-/// Who waited for whom. Asserted as the direction of a diagnosis; beside a healthy verdict it is only an
-/// observation (the graph named no cause for the skew), so the two lines never contradict.
-void print_direction(const json& details, bool healthy) {
+/// Whether the named cause rests on a rank: the last step of its path is a variable read from a rank.*
+/// feature (a straggler's gap or skew, an imbalance), not from a stage or a link that the skew only sits
+/// beside. The explanation spells each step as "var=state (what it is): feature = value".
+bool cause_rests_on_rank(const json& causes) {
+  if (causes.empty() || !causes[0].contains("path") || causes[0]["path"].empty()) return false;
+  const std::string step = causes[0]["path"].back().get<std::string>();
+  const std::string text = causes[0].value("explanation", "");
+  const auto at = text.find(step + " (");
+  if (at == std::string::npos) return false;
+  const auto colon = text.find("): ", at);
+  return colon != std::string::npos && text.compare(colon + 3, 5, "rank.") == 0;
+}
+
+/// Who waited for whom. Asserted as the direction of a diagnosis whose cause rests on that rank; beside a
+/// healthy verdict or another cause it is only an observation, so the lines never contradict.
+void print_direction(const json& details, const json& causes, bool healthy) {
   if (!details.is_object() || !details.contains("who_waited_for_whom")) return;
   const auto& w = details["who_waited_for_whom"];
   if (!w.contains("late_rank") || !w["late_rank"].is_number()) return;
   const double late = w["late_rank"].get<double>();
   std::string skew;
-  if (w.contains("rank.collective_wait_skew") && w["rank.collective_wait_skew"].contains("value"))
-    skew = fmt::format("{:.0f}%", 100.0 * number_or(w["rank.collective_wait_skew"], "value", 0.0));
-  if (healthy)
+  if (w.contains("rank.collective_wait_skew") && w["rank.collective_wait_skew"].contains("value")) {
+    skew = fmt::format("the longest waiter lost {:.0f}% of a step",
+                       100.0 * number_or(w["rank.collective_wait_skew"], "value", 0.0));
+  } else if (w.contains("rank.step_split_gap") && w["rank.step_split_gap"].contains("value")) {
+    // A profiler's step split (Ascend cluster analysis): the gap of the rank against the fastest of its
+    // pipeline stage, in the part of the step where it stood out.
+    const auto& gap = w["rank.step_split_gap"];
+    const double pct = 100.0 * number_or(gap, "value", 0.0);
+    const json labels = gap.value("labels", json::object());
+    const std::string dimension = labels.value("dimension", "");
+    const std::string stage = labels.value("stage", "");
+    const std::string of_stage = stage.empty() ? "" : fmt::format(" of stage {}", stage);
+    if (dimension == "computing")
+      skew = fmt::format("it computed {:.0f}% of a step longer than the fastest rank{}", pct, of_stage);
+    else if (dimension == "free")
+      skew =
+          fmt::format("its device idled {:.0f}% of a step longer than the least idle rank{}", pct, of_stage);
+    else
+      skew = fmt::format("the longest waiter{} lost {:.0f}% of a step", of_stage, pct);
+  }
+  if (healthy || !cause_rests_on_rank(causes))
     fmt::print("Observed:   rank {:.0f} reached the collectives last{}\n", late,
-               skew.empty()
-                   ? ""
-                   : fmt::format("; the longest waiter lost {} of a step (no cause named for it)", skew));
+               skew.empty() ? ""
+                            : fmt::format("; {} ({})", skew,
+                                          healthy ? "no cause named for it" : "not the cause named above"));
   else
     fmt::print("Direction:  rank {:.0f} held the others up in the collectives{}\n", late,
-               skew.empty() ? "" : fmt::format(" (the longest waiter lost {} of a step)", skew));
+               skew.empty() ? "" : fmt::format(" ({})", skew));
 }
 
 /// The observations of the details (transients the run recovered from, restarts, warnings), one line each.
@@ -151,7 +182,7 @@ void print_diagnosis_text(const json& doc, const json& report) {
   fmt::print("Scenario:   {} ({})\n", doc.value("scenario", "?"), doc.value("scenario_from", ""));
   print_verdict(causes, diagnosis.value("healthy", false));
   const bool healthy = diagnosis.value("healthy", false);
-  print_direction(diagnosis.value("details", json::object()), healthy);
+  print_direction(diagnosis.value("details", json::object()), causes, healthy);
   if (!causes.empty() && !causes[0].value("explanation", "").empty())
     fmt::print("Why:        {}\n", causes[0].value("explanation", ""));
   print_observations(diagnosis.value("details", json::object()));

@@ -10,11 +10,20 @@ namespace {
 
 constexpr const char* kHealthy = "healthy";
 
+bool has_feature(const MeasuredContext& context, const FeatureCondition& c) {
+  if (context.features == nullptr) return false;
+  const Feature* f = find_feature(*context.features, c.feature, c.labels);
+  return f != nullptr && (!c.above || f->value > *c.above);
+}
+
 void append_pattern(const KnowledgeBase& kb, const OutcomeHistory& history, const ProblemPattern& pattern,
                     const MeasuredContext& context, Advice& advice) {
-  for (const auto& entry : pattern.suggestions)
+  for (const auto& entry : pattern.suggestions) {
+    if (entry.when && !has_feature(context, *entry.when)) continue;
+    if (entry.unless && has_feature(context, *entry.unless)) continue;
     advice.suggestions.push_back(
         render_suggestion(kb.templates.at(entry.template_id), entry, context, history));
+  }
 }
 
 }  // namespace

@@ -260,7 +260,7 @@ std::map<std::string, ProblemPattern> parse_patterns(
     if (!healthy && (count < 1 || count > 8)) suggestions.fail("1 to 8 suggestions");
     for (std::size_t j = 0; j < count; ++j) {
       const KbNode s = suggestions.at(j);
-      s.only_keys({"template", "priority", "expected_improvement"});
+      s.only_keys({"template", "priority", "expected_improvement", "when", "unless"});
       PatternSuggestion ps;
       const KbNode tpl = s.child("template");
       ps.template_id = tpl.non_empty_string();
@@ -273,6 +273,19 @@ std::map<std::string, ProblemPattern> parse_patterns(
         ps.expected_improvement = s.child("expected_improvement").number();
         if (*ps.expected_improvement < 0.0 || *ps.expected_improvement > 1.0)
           s.child("expected_improvement").fail("a relative improvement between 0 and 1");
+      }
+      for (const char* key : {"when", "unless"}) {
+        if (!s.has(key)) continue;
+        const KbNode c = s.child(key);
+        c.only_keys({"feature", "labels", "above"});
+        FeatureCondition condition;
+        condition.feature = c.child("feature").non_empty_string();
+        if (c.has("labels")) {
+          const KbNode labels = c.child("labels");
+          for (const auto& [k, v] : labels.object().items()) condition.labels[k] = labels.child(k).string();
+        }
+        if (c.has("above")) condition.above = c.child("above").number();
+        (std::string_view(key) == "when" ? ps.when : ps.unless) = std::move(condition);
       }
       for (const auto& earlier : p.suggestions)
         if (earlier.template_id == ps.template_id) tpl.fail("a template not already listed in this pattern");

@@ -58,10 +58,19 @@ struct SolutionTemplate {
   std::map<std::string, ParameterSpec> parameters;
 };
 
+/// A feature the run must have (`when`) or must not have (`unless`), with the labels it must carry and,
+/// with `above`, a value above that.
+struct FeatureCondition {
+  std::string feature;
+  std::map<std::string, std::string> labels;
+  std::optional<double> above;
+};
+
 struct PatternSuggestion {
   std::string template_id;
   int priority = 1;
-  std::optional<double> expected_improvement;  // overrides the template's prior for this root cause
+  std::optional<double> expected_improvement;    // overrides the template's prior for this root cause
+  std::optional<FeatureCondition> when, unless;  // e.g. a device-side fix only for a compute gap
 };
 
 struct ProblemPattern {

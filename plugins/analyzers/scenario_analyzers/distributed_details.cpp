@@ -11,6 +11,7 @@ json distributed_details(const FeatureIndex& features) {
   json d;
   d["communication"] = features_json(features, {"comm."});
   d["steps"] = features_json(features, {"step."});
+  d["pipeline"] = features_json(features, {"pipeline."});
   // Per rank: every feature with a `rank` label, as rank -> {feature: value}.
   std::map<std::string, json> ranks;
   for (const auto& f : features.all)
@@ -25,12 +26,15 @@ json distributed_details(const FeatureIndex& features) {
     direction["late_rank"] = late->value;
     direction["evidence"] = late->evidence;
   }
-  for (const char* name : {"rank.collective_wait_skew", "rank.late_rank_collective_share",
-                           "rank.data_loading_skew", "rank.outside_model_skew", "rank.compute_imbalance",
-                           "rank.busy_time_dixon_q", "rank.slow_rank_vote_share"})
+  for (const char* name :
+       {"rank.collective_wait_skew", "rank.late_rank_collective_share", "rank.data_loading_skew",
+        "rank.outside_model_skew", "rank.compute_imbalance", "rank.busy_time_dixon_q",
+        "rank.slow_rank_vote_share", "rank.step_split_gap", "rank.idle_skew"})
     for (const auto& f : features.all)
-      if (f.name == name && f.labels.find("rank") == f.labels.end())
+      if (f.name == name && f.labels.find("rank") == f.labels.end()) {
         direction[f.name] = {{"value", f.value}, {"unit", f.unit}};
+        if (!f.labels.empty()) direction[f.name]["labels"] = f.labels;
+      }
   d["who_waited_for_whom"] = direction;
   json links = json::array();
   for (const auto& f : features.all)

@@ -48,7 +48,7 @@ void AscendCommunication::features(std::vector<Feature>& out, bool with_late_ran
   auto ref = [&](const std::string& kind, const std::string& id) {
     return EvidenceRef{kind, id, kNoTimestamp, kNoTimestamp, first_step_, last_step_};
   };
-  // Slowest link: per transport, the rank with the lowest bandwidth against the median of all ranks.
+  // Slowest link: per transport, the rank with the lowest bandwidth against the median of the others.
   std::map<std::string, std::vector<std::pair<double, std::int64_t>>> by_transport;
   double bytes = 0, large = 0;
   for (const auto& [rank, r] : ranks_)
@@ -61,10 +61,16 @@ void AscendCommunication::features(std::vector<Feature>& out, bool with_late_ran
   std::string worst_link;
   for (const auto& [name, ranks] : by_transport) {
     if (ranks.size() < 2) continue;
-    std::vector<double> bw;
-    for (const auto& [b, rank] : ranks) bw.push_back(b);
-    const double med = median_of(bw);
+    // Against the median of the other ranks: with two ranks, a median over both would halve the drop.
     const auto slowest = *std::min_element(ranks.begin(), ranks.end());
+    std::vector<double> bw;
+    bool skipped = false;
+    for (const auto& [b, rank] : ranks)
+      if (skipped || rank != slowest.second)
+        bw.push_back(b);
+      else
+        skipped = true;
+    const double med = median_of(bw);
     if (med <= 0) continue;
     const double ratio = slowest.first / med;
     if (worst < 0 || ratio < worst) {

@@ -20,7 +20,8 @@ using nlohmann::json;
 using ::testing::AllOf;
 using ::testing::HasSubstr;
 
-// The root-cause ids of the three scenarios (shared/cases/FORMAT.md, plus Ascend slow_link / small_packets).
+// The root-cause ids of the three scenarios (shared/cases/FORMAT.md, plus Ascend slow_link / small_packets /
+// pipeline_bubble).
 const std::vector<std::string> kRootCauses = {"lr_too_high",
                                               "grad_clip_too_low",
                                               "gradient_explosion",
@@ -37,7 +38,8 @@ const std::vector<std::string> kRootCauses = {"lr_too_high",
                                               "no_comm_overlap",
                                               "load_imbalance",
                                               "slow_link",
-                                              "small_packets"};
+                                              "small_packets",
+                                              "pipeline_bubble"};
 
 const KnowledgeBase& shipped() {
   static const KnowledgeBase kb = load_knowledge_base(test::shipped_kb_dir());
@@ -75,7 +77,8 @@ std::vector<FeatureSet> all_features() {
                               0.5,
                               "",
                               {{"link", "hccs0->1", kNoTimestamp, kNoTimestamp, -1, -1},
-                               {"rank", "rank1", kNoTimestamp, kNoTimestamp, -1, -1}},
+                               {"rank", "rank1", kNoTimestamp, kNoTimestamp, -1, -1},
+                               {"stage", "1 (ranks 8-15)", kNoTimestamp, kNoTimestamp, -1, -1}},
                               {}});
   };
   for (const auto& [id, t] : shipped().templates)
@@ -125,7 +128,10 @@ TEST(KbAdvisorShippedKnowledgeBase, EveryPatternRendersWithoutFeaturesOrConfig) 
   for (const auto& id : kRootCauses) {
     const Advice a = advise(test::diagnosis("any", {{id, 0.9}}), {}, nullptr);
     EXPECT_EQ(a.for_root_cause, id);
-    ASSERT_EQ(a.suggestions.size(), shipped().patterns.at(id).suggestions.size()) << id;
+    // Without features, every suggestion but those that need one (`when`).
+    std::size_t unconditional = 0;
+    for (const auto& s : shipped().patterns.at(id).suggestions) unconditional += s.when ? 0 : 1;
+    ASSERT_EQ(a.suggestions.size(), unconditional) << id;
     for (const auto& s : a.suggestions) {
       EXPECT_THAT(s.id, HasSubstr(id + "/"));
       EXPECT_FALSE(s.title.empty());
@@ -149,14 +155,43 @@ TEST(KbAdvisorShippedKnowledgeBase, EveryPatternRendersWithMeasurementsAndCitesM
   for (const auto& id : kRootCauses) {
     const Advice bare = advise(test::diagnosis("any", {{id, 0.9}}), {}, nullptr);
     const Advice full = advise(test::diagnosis("any", {{id, 0.9}}), features, &config);
-    ASSERT_EQ(bare.suggestions.size(), full.suggestions.size());
-    for (std::size_t i = 0; i < full.suggestions.size(); ++i) {
-      const auto& s = full.suggestions[i];
+    ASSERT_FALSE(full.suggestions.empty()) << id;
+    for (const auto& s : full.suggestions) {
       EXPECT_FALSE(has_placeholder(s.rationale) || has_placeholder(s.config_patch)) << s.id;
       // Every template has at least one sentence that only renders with a measurement or config value.
-      EXPECT_GT(s.rationale.size(), bare.suggestions[i].rationale.size()) << s.id;
+      for (const auto& b : bare.suggestions) {
+        if (b.id == s.id) {
+          EXPECT_GT(s.rationale.size(), b.rationale.size()) << s.id;
+        }
+      }
     }
   }
+}
+
+TEST(KbAdvisorShippedKnowledgeBase, StragglerAdviceFollowsWhereTheRankLosesTime) {
+  // A rank whose compute is 12% of a step longer than its stage's fastest (a device-timed step split)
+  // gets the device checked; a host-side straggler, or a run without a step split, gets the host fixes.
+  auto with_compute_gap = [](double gap) {
+    FeatureSet set;
+    set.scope = "run";
+    set.features.push_back(
+        {"rank.compute_gap", gap, "ratio", {{"rank", "rank3", kNoTimestamp, kNoTimestamp, -1, -1}}, {}});
+    return std::vector<FeatureSet>{set};
+  };
+  auto templates = [](const Advice& a) {
+    std::vector<std::string> out;
+    for (const auto& s : a.suggestions) out.push_back(s.id);
+    return out;
+  };
+  const auto d = test::diagnosis("distributed", {{"straggler_rank", 0.9}});
+  EXPECT_EQ(templates(advise(d, with_compute_gap(0.12), nullptr)),
+            std::vector<std::string>{"straggler_rank/check_slow_device"});
+  const std::vector<std::string> host{"straggler_rank/speed_up_straggler_input",
+                                      "straggler_rank/isolate_straggler_host"};
+  EXPECT_EQ(templates(advise(d, with_compute_gap(0.01), nullptr)), host);
+  EXPECT_EQ(templates(advise(d, {}, nullptr)), host);
+  const Advice device = advise(d, with_compute_gap(0.12), nullptr);
+  EXPECT_THAT(device.suggestions.at(0).rationale, HasSubstr("rank3 computes 12% of a step longer"));
 }
 
 // ---- malformed files ----------------------------------------------------------------------------------
@@ -209,6 +244,12 @@ TEST(KbAdvisorMalformedKnowledgeBase, MisspeltKeyIsNamed) {
 
 TEST(KbAdvisorMalformedKnowledgeBase, WrongFormatVersion) {
   EXPECT_THAT(error_of("wrong_format.json"), HasSubstr("/format: expected \"cann-debug.kb-solutions/1\""));
+}
+
+TEST(KbAdvisorMalformedKnowledgeBase, ConditionWithAMisspeltKeyIsNamed) {
+  EXPECT_THAT(
+      error_of("bad_condition.json", true),
+      AllOf(HasSubstr("bad_condition.json"), HasSubstr("/patterns/0/suggestions/0/when"), HasSubstr("abov")));
 }
 
 TEST(KbAdvisorMalformedKnowledgeBase, PatternNamesAnUnknownTemplate) {

@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <filesystem>
+#include <fstream>
 
 #include "bayes_test_support.hpp"
 #include "cann_debug/causal_graph/graph_loader.hpp"
@@ -51,8 +53,9 @@ TEST_F(bayes_explain, TopCausesPathsAndEvidenceRanking) {
   EXPECT_NEAR(x.causes[0].probability, p_lr, 1e-14);
   EXPECT_EQ(labels(net, {x.causes[1].cause}), std::vector<std::string>{"bad_data=yes"});
   EXPECT_NEAR(x.causes[1].probability, p_bad, 1e-14);
-  // Both symptoms are reached through grad_explosion with the same score and length: the name order
-  // decides (grad_clip_hits < loss_spike). bad_data reaches loss_spike directly.
+  // Both symptoms are reached through grad_explosion with the same score and length: the one whose
+  // evidence lr_too_high=yes makes likelier than lr_too_high=no does wins (grad_clip_hits; bad_data
+  // explains part of loss_spike too). bad_data reaches loss_spike directly.
   EXPECT_EQ(labels(net, x.causes[0].path),
             (std::vector<std::string>{"lr_too_high=yes", "grad_explosion=yes", "grad_clip_hits=high"}));
   EXPECT_EQ(labels(net, x.causes[1].path), (std::vector<std::string>{"bad_data=yes", "loss_spike=yes"}));
@@ -66,7 +69,25 @@ TEST_F(bayes_explain, TopCausesPathsAndEvidenceRanking) {
   EXPECT_NEAR(x.influence[0].log_ratio, std::log(p_lr / without_spike), 1e-13);
   EXPECT_EQ(net.variables[static_cast<std::size_t>(x.influence[1].variable)].name, "grad_clip_hits");
   EXPECT_NEAR(x.influence[1].log_ratio, std::log(p_lr / without_clip), 1e-13);
-  EXPECT_EQ(x.propagations, 2u + 2u);  // one clamped run per cause, one per left-out observation
+  // Per cause a clamped run and a run at the default state; one per left-out observation.
+  EXPECT_EQ(x.propagations, 2u * 2u + 2u);
+}
+
+TEST_F(bayes_explain, EquallyShortRoutesGoToTheEvidenceTheCauseExplainsBest) {
+  // Two abnormal symptoms one step from the cause: a_weak barely moves with it (0.3 vs 0.2), z_strong is
+  // eighteen times likelier under it (0.9 vs 0.05). The name order alone would pick a_weak.
+  const std::filesystem::path path = std::filesystem::path(::testing::TempDir()) / "two_symptoms.json";
+  std::ofstream(path) << R"({"format": "cann-debug.bayes-graph/1", "name": "two", "variables": [
+    {"name": "cause", "states": ["healthy", "fault"], "cpt": [0.7, 0.3]},
+    {"name": "a_weak", "states": ["normal", "abnormal"], "parents": ["cause"], "cpt": [[0.8, 0.2], [0.7, 0.3]]},
+    {"name": "z_strong", "states": ["normal", "abnormal"], "parents": ["cause"],
+     "cpt": [[0.95, 0.05], [0.1, 0.9]]}]})";
+  const Network net = load_graph(path.string());
+  JunctionTree tree(net);
+  const Likelihoods e = make_likelihoods(net, {{"a_weak", "abnormal"}, {"z_strong", "abnormal"}}, {});
+  const Explanation x = run(net, tree, e);
+  ASSERT_EQ(x.causes.size(), 1u);
+  EXPECT_EQ(labels(net, x.causes[0].path), (std::vector<std::string>{"cause=fault", "z_strong=abnormal"}));
 }
 
 TEST_F(bayes_explain, OptionsLimitTheWork) {

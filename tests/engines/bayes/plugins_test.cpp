@@ -84,7 +84,8 @@ TEST(bayes_plugins, ExactEnginePosteriorPerEvidence) {
   const auto stats = h.outputs_of<JsonMessage>(1);
   ASSERT_EQ(stats.size(), 2u);
   EXPECT_NEAR(stats[0].value.at("p_evidence").get<double>(), 0.16002, 1e-14);
-  EXPECT_EQ(stats[0].value.at("inferences").get<int>(), 5);
+  // The posterior, per cause a clamped run and one at its default state, one per left-out observation.
+  EXPECT_EQ(stats[0].value.at("inferences").get<int>(), 1 + 2 * 2 + 2);
   EXPECT_EQ(stats[0].value.at("junction_tree").at("max_clique_entries").get<double>(), 8.0);
   // The prior query: no evidence, so no ranking and one-element paths.
   EXPECT_NEAR(posteriors[1].marginals.at("grad_explosion").at("yes"), 0.24, 1e-15);

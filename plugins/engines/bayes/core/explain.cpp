@@ -50,6 +50,30 @@ bool better(const Network& net, const Route& a, const Route& b) {
                                       });
 }
 
+// P(evidence of t) predicted from t's table and the marginals of its parents in q: how well the state of
+// the world in q explains what was observed at t.
+double predicted_evidence(const Network& net, const Likelihoods& evidence, const InferenceResult& q, int t) {
+  const Variable& var = net.variables[static_cast<std::size_t>(t)];
+  const std::size_t k = var.cardinality();
+  std::size_t rows = 1;
+  for (int p : var.parents) rows *= net.variables[static_cast<std::size_t>(p)].cardinality();
+  double total = 0.0;
+  for (std::size_t r = 0; r < rows; ++r) {
+    // Decode the row into parent states: the last parent varies fastest.
+    double weight = 1.0;
+    std::size_t rest = r;
+    for (std::size_t i = var.parents.size(); i-- > 0;) {
+      const int p = var.parents[i];
+      const std::size_t card = net.variables[static_cast<std::size_t>(p)].cardinality();
+      weight *= q.marginals[static_cast<std::size_t>(p)][rest % card];
+      rest /= card;
+    }
+    if (weight <= 0.0) continue;
+    for (std::size_t s = 0; s < k; ++s) total += weight * var.cpt[r * k + s] * evidence.of(t)[s];
+  }
+  return total;
+}
+
 }  // namespace
 
 std::vector<int> default_states(const Network& net, const InferenceResult& prior) {
@@ -80,7 +104,7 @@ std::vector<int> parentless_variables(const Network& net) {
 
 std::vector<StateRef> propagation_path(const Network& net, const std::vector<int>& defaults,
                                        const Likelihoods& evidence, StateRef cause,
-                                       const InferenceResult& clamped) {
+                                       const InferenceResult& clamped, const InferenceResult* baseline) {
   const std::size_t n = net.size();
   std::vector<Route> best(n);
   best[static_cast<std::size_t>(cause.variable)] = {0.0, {cause.variable}, true};
@@ -112,10 +136,33 @@ std::vector<StateRef> propagation_path(const Network& net, const std::vector<int
     if (evidence.strongest_state(vi) != defaults[v]) abnormal.push_back(vi);
   }
   const auto& pool = abnormal.empty() ? targets : abnormal;
+  // Log likelihood ratio of a target's evidence, the cause against the baseline (0 without one).
+  auto support = [&](int t) {
+    if (!baseline) return 0.0;
+    const double with = predicted_evidence(net, evidence, clamped, t);
+    const double without = predicted_evidence(net, evidence, *baseline, t);
+    if (with <= 0.0) return -std::numeric_limits<double>::infinity();
+    return without > 0.0 ? std::log(with / without) : std::numeric_limits<double>::infinity();
+  };
   const Route* chosen = nullptr;
-  for (int t : pool)
-    if (!chosen || better(net, best[static_cast<std::size_t>(t)], *chosen))
-      chosen = &best[static_cast<std::size_t>(t)];
+  double chosen_support = 0.0;
+  for (int t : pool) {
+    const Route& r = best[static_cast<std::size_t>(t)];
+    const double s = support(t);
+    bool take = !chosen;
+    if (chosen) {
+      if (r.score != chosen->score || r.nodes.size() != chosen->nodes.size())
+        take = better(net, r, *chosen);
+      else if (s != chosen_support)
+        take = s > chosen_support;
+      else
+        take = better(net, r, *chosen);
+    }
+    if (take) {
+      chosen = &r;
+      chosen_support = s;
+    }
+  }
   std::vector<StateRef> path{cause};
   if (!chosen) return path;
   for (std::size_t i = 1; i < chosen->nodes.size(); ++i) {
@@ -155,8 +202,12 @@ Explanation explain(const Network& net, const std::vector<int>& defaults, const 
     clamped.set_hard(c.cause.variable, c.cause.state,
                      net.variables[static_cast<std::size_t>(c.cause.variable)].cardinality());
     const InferenceResult q = infer(clamped);
-    ++out.propagations;
-    c.path = propagation_path(net, defaults, evidence, c.cause, q);
+    Likelihoods at_default = evidence;
+    at_default.set_hard(c.cause.variable, defaults[static_cast<std::size_t>(c.cause.variable)],
+                        net.variables[static_cast<std::size_t>(c.cause.variable)].cardinality());
+    const InferenceResult base = infer(at_default);
+    out.propagations += 2;
+    c.path = propagation_path(net, defaults, evidence, c.cause, q, &base);
   }
   out.causes = std::move(candidates);
   if (!options.evidence_ranking || out.causes.empty() || out.causes.front().probability <= 0.0) return out;

@@ -55,8 +55,12 @@ Explanation explain(const Network& net, const std::vector<int>& defaults, const 
                     const ExplainOptions& options);
 
 /// The path of one cause given the marginals with the cause clamped (`clamped` = infer(evidence + cause)).
+/// Observed targets reached by equally good routes are told apart by how much more likely the cause makes
+/// their evidence than `baseline` does (infer(evidence + the cause variable in its default state)); without
+/// a baseline, by name.
 std::vector<StateRef> propagation_path(const Network& net, const std::vector<int>& defaults,
                                        const Likelihoods& evidence, StateRef cause,
-                                       const InferenceResult& clamped);
+                                       const InferenceResult& clamped,
+                                       const InferenceResult* baseline = nullptr);
 
 }  // namespace cann_debug::bayes
