@@ -5,7 +5,7 @@ PACKAGES=(
   cmake g++ ninja-build pkg-config clang-format ccache
   libboost-dev libboost-filesystem-dev libyaml-cpp-dev libfmt-dev libtbb-dev nlohmann-json3-dev
   libgtest-dev libgmock-dev libbenchmark-dev libcli11-dev libspdlog-dev
-  libsimdjson-dev libzstd-dev libcpp-httplib-dev zlib1g-dev
+  libsimdjson-dev libzstd-dev libcpp-httplib-dev zlib1g-dev libpugixml-dev
   python3-torch python3-sklearn python3-numpy
   clang libclang-rt-14-dev
 )

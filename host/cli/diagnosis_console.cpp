@@ -123,8 +123,13 @@ void print_evidence(const json& causes) {
       if (++shown > kEvidenceShown) return;
       std::string where = e.value("kind", "");
       if (!e.value("id", "").empty()) where += " " + e.value("id", "");
-      if (e.value("first_step", -1L) >= 0)
-        where += fmt::format(" steps {}-{}", e.value("first_step", -1L), e.value("last_step", -1L));
+      const long first = e.value("first_step", -1L), last = e.value("last_step", -1L);
+      if (first >= 0 && e.value("kind", "") == "line")  // a log event without a step: its line in the file
+        where = fmt::format("{} at line {}", e.value("id", ""), first);
+      else if (first >= 0 && last > first)
+        where += fmt::format(" steps {}-{}", first, last);
+      else if (first >= 0)
+        where += fmt::format(" step {}", first);
       fmt::print("  [{}] {}\n", c.value("id", ""), where);
     }
 }

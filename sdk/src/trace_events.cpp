@@ -1,5 +1,8 @@
 #include "cann_debug/trace_events.hpp"
 
+#include <cctype>
+#include <string>
+
 namespace cann_debug::trace {
 namespace {
 
@@ -51,8 +54,28 @@ bool is_operator_event(const Event& e) {
   return c == EventCategory::kOperator || c == EventCategory::kKernel || is_framework_operator(e.name);
 }
 
+namespace {
+
+// Communication kernels beyond HTA's NCCL/HCCL prefixes: RCCL/MSCCL, Ascend HCCL tasks, DeepEP's
+// dispatch/combine, vLLM's and TensorRT-LLM's custom all-reduce, Transformer Engine's userbuffers,
+// NVSHMEM, and kernels named after a collective (case-insensitive).
+bool other_communication(std::string_view n) {
+  std::string lower(n);
+  for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  const std::string_view l(lower);
+  if (starts(l, "rccl") || starts(l, "msccl") || starts(l, "hcom_") || starts(l, "hccl")) return true;
+  for (std::string_view part :
+       {"deep_ep::", "cross_device_reduce", "userbuffers", "nvshmem", "allreduce", "all_reduce", "allgather",
+        "all_gather", "reducescatter", "reduce_scatter", "alltoall", "all_to_all", "sendrecv"})
+    if (has(l, part)) return true;
+  return false;
+}
+
+}  // namespace
+
 KernelType kernel_type(std::string_view n) {
-  if (starts(n, "nccl") || starts(n, "hip") || starts(n, "hccl") || has(n, "ncclKernel"))
+  if (starts(n, "nccl") || starts(n, "hip") || starts(n, "hccl") || has(n, "ncclKernel") ||
+      other_communication(n))
     return KernelType::kCommunication;
   if (starts(n, "Memcpy") || starts(n, "hipMemcpy") || starts(n, "Memset") || starts(n, "hipMemset") ||
       starts(n, "dma"))

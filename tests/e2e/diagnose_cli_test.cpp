@@ -209,6 +209,33 @@ TEST_F(DiagnoseCli, FaultsWrittenIntoLargeModelLogsAreNamed) {
     }
 }
 
+TEST_F(DiagnoseCli, AnNvidiaSmiCaptureBesideTheLogNamesAFailingGpu) {
+  if (!fs::exists("/usr/bin/python3")) GTEST_SKIP() << "no /usr/bin/python3";
+  // A healthy synthesized Megatron log; beside it the node's nvidia-smi -q -x, first with no fault, then
+  // with two uncorrectable ECC errors and a failed row remapping on one GPU.
+  const fs::path dir = scratch_ / "node";
+  ASSERT_TRUE(inject_llm_fault(scratch_, fs::path(), "none", dir));
+  auto capture = [&](const std::string& ecc, const std::string& failure) {
+    std::ofstream(dir / "nvidia-smi.xml") << R"(<?xml version="1.0" ?>
+<nvidia_smi_log><timestamp>Mon Jan  6 10:00:00 2025</timestamp><driver_version>535.54.03</driver_version>
+<gpu id="00000000:07:00.0"><product_name>NVIDIA H100 80GB HBM3</product_name><minor_number>0</minor_number>
+<ecc_errors><volatile><dram_uncorrectable>)"
+                                          << ecc << R"(</dram_uncorrectable></volatile></ecc_errors>
+<remapped_rows><remapped_row_failure>)" << failure
+                                          << R"(</remapped_row_failure></remapped_rows>
+</gpu></nvidia_smi_log>
+)";
+  };
+  capture("0", "No");
+  ASSERT_EQ(run({"diagnose", "--input", dir.string(), "--json"}), 0) << child_->err();
+  EXPECT_EQ(json::parse(child_->out())["root_causes"][0]["id"], "healthy") << child_->out();
+  capture("2", "Yes");
+  ASSERT_EQ(run({"diagnose", "--input", dir.string(), "--json"}), 0) << child_->err();
+  const json doc = json::parse(child_->out());
+  EXPECT_EQ(doc["root_causes"][0]["id"], "hardware_fault") << doc["root_causes"].dump();
+  EXPECT_EQ(doc["root_causes"][0]["evidence"][0]["id"], "ecc_uncorrectable");
+}
+
 TEST_F(DiagnoseCli, UnknownLayoutAsksForTheScenario) {
   std::ofstream(scratch_ / "notes.txt") << "nothing to see\n";
   EXPECT_EQ(run({"diagnose", "--input", scratch_.string()}), 2);

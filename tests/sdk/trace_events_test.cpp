@@ -24,6 +24,23 @@ TEST(TraceEvents, KernelTypesUseHtaPatterns) {
   EXPECT_EQ(kernel_type("volta_sgemm_128x64_nn"), KernelType::kComputation);
   EXPECT_EQ(kernel_type("event_wait"), KernelType::kComputation);
   EXPECT_EQ(kernel_type("triton_poi_fused_add_cos_sin_0"), KernelType::kComputation);
+}
+
+TEST(TraceEvents, CommunicationKernelsBeyondNccl) {
+  for (const char* name :
+       {"rcclKernel_AllReduce", "mscclKernel_Sum_half_Simple_false", "hcom_allReduce__483_2", "HcclAllGather",
+        "void deep_ep::intranode::dispatch<8, 768>(int4*, float*)",
+        "void deep_ep::internode_ll::combine<false, 7168>(void*)",
+        "void vllm::cross_device_reduce_1stage<__nv_bfloat16, 8>(vllm::RankData*)",
+        "void tensorrt_llm::kernels::oneShotAllReduceKernel<float>(AllReduceParams)",
+        "userbuffers_fp16_sum_inplace_gpu_rr_rs", "nvshmemi_transfer_rma_kernel",
+        "void at::native::all_to_all_single_kernel()"})
+    EXPECT_EQ(kernel_type(name), KernelType::kCommunication) << name;
+  // Reductions and gathers inside one device stay computation.
+  for (const char* name : {"void at::native::reduce_kernel<512, 1>(ReduceOp)",
+                           "void at::native::vectorized_gather_kernel<16>(char*)",
+                           "void at::native::index_elementwise_kernel<128, 4>"})
+    EXPECT_EQ(kernel_type(name), KernelType::kComputation) << name;
   EXPECT_TRUE(is_launch_call("cudaLaunchKernel"));
   EXPECT_TRUE(is_launch_call("cudaMemsetAsync"));
   EXPECT_TRUE(is_launch_call("runFunction - job_prep_and_submit_for_execution"));

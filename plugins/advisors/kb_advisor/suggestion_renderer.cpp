@@ -54,6 +54,8 @@ std::optional<json> render_patch(const json& node, const SolutionTemplate& tpl, 
 std::string describe_ref(const EvidenceRef& ref) {
   std::string text = ref.kind;
   if (!ref.id.empty()) text += " " + ref.id;
+  if (ref.kind == "line" && ref.first_step >= 0)  // a log event without a step: its line in the file
+    return fmt::format("{} (line {})", ref.id, ref.first_step);
   if (ref.first_step >= 0 && ref.last_step > ref.first_step)
     text += fmt::format(" (steps {}-{})", ref.first_step, ref.last_step);
   else if (ref.first_step >= 0)

@@ -50,33 +50,6 @@ std::string digits_from(std::string_view t, std::size_t at) {
   return out;
 }
 
-int month_of(std::string_view m) {
-  constexpr std::array<std::string_view, 12> kMonths{"Jan", "Feb", "Mar", "Apr", "May", "Jun",
-                                                     "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"};
-  for (std::size_t i = 0; i < kMonths.size(); ++i)
-    if (m == kMonths[i]) return static_cast<int>(i) + 1;
-  return 0;
-}
-
-// "Sun Feb 23 16:24:18 2025" as UTC ns.
-std::optional<TimestampNs> ctime_text(std::string_view t) {
-  const auto parts = readers::split_ws(t);
-  if (parts.size() != 5) return std::nullopt;
-  const int month = month_of(parts[1]);
-  const auto day = readers::parse_int(parts[2]);
-  const auto year = readers::parse_int(parts[4]);
-  const auto hms = readers::split(parts[3], ':');
-  if (!month || !day || !year || hms.size() != 3) return std::nullopt;
-  const auto h = readers::parse_int(hms[0]), mi = readers::parse_int(hms[1]), s = readers::parse_int(hms[2]);
-  if (!h || !mi || !s || *h > 23 || *mi > 59 || *s > 60) return std::nullopt;
-  const std::chrono::year_month_day ymd{std::chrono::year(static_cast<int>(*year)),
-                                        std::chrono::month(static_cast<unsigned>(month)),
-                                        std::chrono::day(static_cast<unsigned>(*day))};
-  if (!ymd.ok()) return std::nullopt;
-  const auto days = std::chrono::sys_days(ymd).time_since_epoch().count();
-  return (((static_cast<std::int64_t>(days) * 24 + *h) * 60 + *mi) * 60 + *s) * 1'000'000'000;
-}
-
 }  // namespace
 
 std::string_view split_kernel_line(std::string_view line, TimestampNs& time_ns, double& uptime_s) {
@@ -87,7 +60,7 @@ std::string_view split_kernel_line(std::string_view line, TimestampNs& time_ns, 
     const std::size_t close = t.find(']');
     if (close != std::string_view::npos) {
       const std::string_view stamp = readers::trim(t.substr(1, close - 1));
-      if (auto ns = ctime_text(stamp))
+      if (auto ns = readers::ctime_utc_ns(stamp))
         time_ns = *ns;
       else if (auto up = readers::parse_double(stamp); up && *up >= 0)
         uptime_s = *up;

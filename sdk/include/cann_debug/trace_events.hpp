@@ -40,7 +40,10 @@ bool is_operator_event(const Event& e);
 enum class KernelType : std::uint8_t { kComputation = 0, kCommunication = 1, kMemory = 2, kOther = 3 };
 inline constexpr int kSweptKernelTypes = 3;
 
-/// COMMUNICATION if the name matches (^nccl.*)|(^hip)|(^hccl)|(.*ncclKernel.*), else MEMORY if it matches
+/// COMMUNICATION if the name matches HTA's (^nccl.*)|(^hip)|(^hccl)|(.*ncclKernel.*) or, case-insensitive,
+/// starts with rccl, msccl, hcom_ or hccl, or contains deep_ep::, cross_device_reduce, userbuffers, nvshmem,
+/// all(_)reduce, all(_)gather, reduce(_)scatter, all(_)to(_)all or sendrecv (RCCL/MSCCL, Ascend HCCL tasks,
+/// DeepEP, vLLM / TensorRT-LLM custom all-reduce, Transformer Engine, NVSHMEM); else MEMORY if it matches
 /// (^(hip)?Memcpy)|(^(hip)?Memset)|(^dma), else COMPUTATION unless it matches the non-compute pattern (nccl,
 /// Memcpy, Memset, dma, ...Sync, Stream Wait Event, cuda...LaunchKernel, runFunction, hip, job_exe, pe_exe),
 /// else OTHER (counted in non_compute_time only).

@@ -1,6 +1,10 @@
 #include "cann_debug/reader/text.hpp"
 
+#include "cann_debug/reader/numbers.hpp"
+
+#include <array>
 #include <cctype>
+#include <chrono>
 
 #include <fmt/format.h>
 
@@ -178,6 +182,36 @@ std::string why_not_text(std::string_view text) {
         "expected UTF-8 text, got the byte \\x{:02x} at column {} (binary data or another encoding?)",
         static_cast<unsigned char>(text[i]), i + 1);
   return {};
+}
+
+namespace {
+
+int month_of(std::string_view m) {
+  constexpr std::array<std::string_view, 12> kMonths{"Jan", "Feb", "Mar", "Apr", "May", "Jun",
+                                                     "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"};
+  for (std::size_t i = 0; i < kMonths.size(); ++i)
+    if (m == kMonths[i]) return static_cast<int>(i) + 1;
+  return 0;
+}
+
+}  // namespace
+
+std::optional<std::int64_t> ctime_utc_ns(std::string_view t) {
+  const auto parts = split_ws(t);
+  if (parts.size() != 5) return std::nullopt;
+  const int month = month_of(parts[1]);
+  const auto day = parse_int(parts[2]);
+  const auto year = parse_int(parts[4]);
+  const auto hms = split(parts[3], ':');
+  if (!month || !day || !year || hms.size() != 3) return std::nullopt;
+  const auto h = parse_int(hms[0]), mi = parse_int(hms[1]), s = parse_int(hms[2]);
+  if (!h || !mi || !s || *h < 0 || *mi < 0 || *s < 0 || *h > 23 || *mi > 59 || *s > 60) return std::nullopt;
+  const std::chrono::year_month_day ymd{std::chrono::year(static_cast<int>(*year)),
+                                        std::chrono::month(static_cast<unsigned>(month)),
+                                        std::chrono::day(static_cast<unsigned>(*day))};
+  if (!ymd.ok()) return std::nullopt;
+  const auto days = std::chrono::sys_days(ymd).time_since_epoch().count();
+  return (((static_cast<std::int64_t>(days) * 24 + *h) * 60 + *mi) * 60 + *s) * 1'000'000'000;
 }
 
 }  // namespace cann_debug::plugins::readers

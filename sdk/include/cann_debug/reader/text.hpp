@@ -3,6 +3,8 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -22,6 +24,10 @@ std::string_view trim(std::string_view text);
 
 /// Split on runs of spaces and tabs.
 std::vector<std::string_view> split_ws(std::string_view text);
+
+/// "Sun Feb 23 16:24:18 2025" (C's ctime(), dmesg -T, nvidia-smi's timestamp; runs of spaces allowed) as
+/// ns since the epoch, read as UTC; nullopt unless it is exactly that shape and a real date and time.
+std::optional<std::int64_t> ctime_utc_ns(std::string_view text);
 
 /// Split on one separator character, keeping empty parts.
 std::vector<std::string_view> split(std::string_view text, char separator);
