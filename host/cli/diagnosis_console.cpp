@@ -1,6 +1,8 @@
 #include "diagnosis_console.hpp"
 
 #include <algorithm>
+#include <cctype>
+#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -115,23 +117,75 @@ void print_observations(const json& details) {
   }
 }
 
-void print_evidence(const json& causes) {
-  std::size_t shown = 0;
+/// An evidence id as a person reads it: a path under --input relative to it.
+std::string relative_to_input(const std::string& id, const std::string& input) {
+  if (input.empty()) return id;
+  std::filesystem::path base(input);
+  if (!std::filesystem::is_directory(base)) base = base.parent_path();
+  std::string prefix = base.lexically_normal().string();
+  if (!prefix.empty() && prefix.back() != '/') prefix += '/';
+  const std::string normal = std::filesystem::path(id).lexically_normal().string();
+  if (prefix.size() > 1 && normal.starts_with(prefix) && normal.size() > prefix.size())
+    return normal.substr(prefix.size());
+  return id;
+}
+
+/// The same id with every run of digits replaced by '#': rank0.trace.json and rank7.trace.json share it.
+std::string digits_folded(const std::string& id) {
+  std::string out;
+  for (std::size_t i = 0; i < id.size(); ++i) {
+    if (std::isdigit(static_cast<unsigned char>(id[i]))) {
+      out += '#';
+      while (i + 1 < id.size() && std::isdigit(static_cast<unsigned char>(id[i + 1]))) ++i;
+    } else {
+      out += id[i];
+    }
+  }
+  return out;
+}
+
+void print_evidence(const json& causes, const std::string& input) {
+  // One line per distinct piece of evidence of a cause; references that differ only in a number (the
+  // same steps of eight ranks' traces) are one line with "and the same for N more".
+  struct Line {
+    std::string cause, text, key;
+    std::vector<std::string> others;  // the ids of the references folded into this line
+  };
+  std::vector<Line> lines;
   for (const auto& c : causes)
     for (const auto& e : c.value("evidence", json::array())) {
-      if (shown == 0) fmt::print("Evidence:\n");
-      if (++shown > kEvidenceShown) return;
-      std::string where = e.value("kind", "");
-      if (!e.value("id", "").empty()) where += " " + e.value("id", "");
+      const std::string kind = e.value("kind", "");
+      const std::string id = relative_to_input(e.value("id", ""), input);
+      std::string where = kind;
+      if (!id.empty()) where += " " + id;
       const long first = e.value("first_step", -1L), last = e.value("last_step", -1L);
-      if (first >= 0 && e.value("kind", "") == "line")  // a log event without a step: its line in the file
-        where = fmt::format("{} at line {}", e.value("id", ""), first);
+      if (first >= 0 && kind == "line")  // a log event without a step: its line in the file
+        where = fmt::format("{} at line {}", id, first);
       else if (first >= 0 && last > first)
         where += fmt::format(" steps {}-{}", first, last);
       else if (first >= 0)
         where += fmt::format(" step {}", first);
-      fmt::print("  [{}] {}\n", c.value("id", ""), where);
+      const std::string cause = c.value("id", "");
+      const std::string key =
+          cause + "|" + kind + "|" + digits_folded(id) + fmt::format("|{}|{}", first, last);
+      auto same = std::find_if(lines.begin(), lines.end(), [&](const Line& l) { return l.key == key; });
+      if (same == lines.end())
+        lines.push_back({cause, where, key, {}});
+      else if (same->text != where &&
+               std::find(same->others.begin(), same->others.end(), id) == same->others.end())
+        same->others.push_back(id);
     }
+  std::size_t shown = 0;
+  for (const Line& l : lines) {
+    if (shown == 0) fmt::print("Evidence:\n");
+    if (++shown > kEvidenceShown) return;
+    std::string folded;
+    if (l.others.size() > 2)
+      folded = fmt::format(", and the same for {} more", l.others.size());
+    else if (!l.others.empty())
+      folded = fmt::format("; also {}", fmt::join(l.others, ", "));
+    fmt::print("  [{}] {}{}\n", l.cause, l.text, folded);
+  }
 }
 
 void print_operators(const json& operators) {
@@ -140,7 +194,9 @@ void print_operators(const json& operators) {
   std::size_t shown = 0;
   for (const auto& r : operators["rows"]) {
     if (++shown > kOperatorsShown) break;
-    fmt::print("  {:<40} {:>10.3f} ms {:>5.1f}%  x{}\n", r.value("name", "?"), number_or(r, "self_ms", 0.0),
+    std::string name = r.value("name", "?");
+    if (name.size() > 72) name = name.substr(0, 69) + "...";  // a templated kernel's full signature
+    fmt::print("  {:<40} {:>10.3f} ms {:>5.1f}%  x{}\n", name, number_or(r, "self_ms", 0.0),
                100.0 * number_or(r, "share", 0.0), r.value("count", 0L));
   }
 }
@@ -166,12 +222,24 @@ void print_ranks(const json& ranks) {
   }
 }
 
-void print_suggestions(const json& suggestions) {
+void print_suggestions(const json& suggestions, const std::string& input) {
+  // The rationale cites evidence by path: under --input, relative to it, as the Evidence lines do.
+  std::string prefix;
+  if (!input.empty()) {
+    std::filesystem::path base(input);
+    if (!std::filesystem::is_directory(base)) base = base.parent_path();
+    prefix = base.string();
+    if (!prefix.empty() && prefix.back() != '/') prefix += '/';
+  }
   std::size_t shown = 0;
   for (const auto& s : suggestions) {
     if (shown == 0) fmt::print("Suggestions:\n");
     if (++shown > kSuggestionsShown) break;
-    fmt::print("  {}. {} — {}\n", shown, s.value("title", ""), s.value("rationale", ""));
+    std::string rationale = s.value("rationale", "");
+    if (prefix.size() > 1)
+      for (std::size_t at = rationale.find(prefix); at != std::string::npos; at = rationale.find(prefix, at))
+        rationale.erase(at, prefix.size());
+    fmt::print("  {}. {} — {}\n", shown, s.value("title", ""), rationale);
     if (s.contains("config_patch") && !s["config_patch"].is_null() && !s["config_patch"].empty())
       fmt::print("     patch: {}\n", s["config_patch"].dump());
   }
@@ -191,10 +259,10 @@ void print_diagnosis_text(const json& doc, const json& report) {
   if (!causes.empty() && !causes[0].value("explanation", "").empty())
     fmt::print("Why:        {}\n", causes[0].value("explanation", ""));
   print_observations(diagnosis.value("details", json::object()));
-  print_evidence(causes);
+  print_evidence(causes, doc.value("input", ""));
   print_operators(model.value("operators", json()));
   print_ranks(model.value("ranks", json::array()));
-  print_suggestions(model.value("suggestions", json::array()));
+  print_suggestions(model.value("suggestions", json::array()), doc.value("input", ""));
   if (doc.contains("output")) fmt::print("Report:     {}\n", doc["output"].get<std::string>());
   fmt::print("Time:       {:.0f} ms\n", doc.value("elapsed_ms", 0.0));
 }

@@ -309,6 +309,12 @@ TEST_F(DiagnoseCli, TheSixteenRankGpt3ProfileWaitsInPipelineBubbles) {
   EXPECT_EQ(out.find("Direction:"), std::string::npos) << out;
   EXPECT_NE(out.find("Observed:   rank 5 reached the collectives last"), std::string::npos) << out;
   EXPECT_NE(out.find("micro-batches per step"), std::string::npos) << out;
+  // Evidence names files relative to --input, and one line holds the references that differ only in a
+  // number (the two stages, the two ranks of the gap).
+  EXPECT_NE(out.find("] series cluster_analysis_output/cluster_step_trace_time.csv\n"), std::string::npos)
+      << out;
+  EXPECT_EQ(out.find("Evidence: stage 1 (ranks 8-15); series " + cluster.string()), std::string::npos) << out;
+  EXPECT_NE(out.find("[pipeline_bubble] rank rank5; also rank7\n"), std::string::npos) << out;
 }
 
 TEST_F(DiagnoseCli, FaultsInjectedIntoTheAscendClusterProfileAreNamedWithTheirRankOrLink) {

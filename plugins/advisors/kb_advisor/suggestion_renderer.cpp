@@ -1,5 +1,6 @@
 #include "suggestion_renderer.hpp"
 
+#include <algorithm>
 #include <map>
 #include <stdexcept>
 
@@ -70,10 +71,14 @@ std::string suggestion_id(const std::string& root_cause, const std::string& temp
 }
 
 std::string describe_evidence(const std::vector<EvidenceRef>& evidence, std::size_t limit) {
+  // A reference cited by two of the cause's observations is one piece of evidence.
+  std::vector<std::string> distinct;
+  for (const auto& ref : evidence)
+    if (std::string d = describe_ref(ref); std::find(distinct.begin(), distinct.end(), d) == distinct.end())
+      distinct.push_back(std::move(d));
   std::string out;
-  for (std::size_t i = 0; i < evidence.size() && i < limit; ++i)
-    out += (i ? "; " : "") + describe_ref(evidence[i]);
-  if (evidence.size() > limit) out += fmt::format("; and {} more", evidence.size() - limit);
+  for (std::size_t i = 0; i < distinct.size() && i < limit; ++i) out += (i ? "; " : "") + distinct[i];
+  if (distinct.size() > limit) out += fmt::format("; and {} more", distinct.size() - limit);
   return out;
 }
 
