@@ -236,6 +236,23 @@ TEST_F(DiagnoseCli, AnNvidiaSmiCaptureBesideTheLogNamesAFailingGpu) {
   EXPECT_EQ(doc["root_causes"][0]["evidence"][0]["id"], "ecc_uncorrectable");
 }
 
+TEST_F(DiagnoseCli, AnNpuSmiCaptureWithAFaultCodeBesideTheLogNamesAHardwareFault) {
+  if (!fs::exists("/usr/bin/python3")) GTEST_SKIP() << "no /usr/bin/python3";
+  const fs::path dir = scratch_ / "npu-node";
+  ASSERT_TRUE(inject_llm_fault(scratch_, fs::path(), "none", dir));
+  std::ofstream(dir / "npu_info_after.txt") << "/usr/local/bin/npu-smi info -i 3 -c 0 -t health\n"
+                                               "\tHealth Status                  : OK\n"
+                                               "\tError Code                     : NA\n";
+  ASSERT_EQ(run({"diagnose", "--input", dir.string(), "--json"}), 0) << child_->err();
+  EXPECT_EQ(json::parse(child_->out())["root_causes"][0]["id"], "healthy") << child_->out();
+  std::ofstream(dir / "npu_info_after.txt") << "/usr/local/bin/npu-smi info -i 3 -c 0 -t health\n"
+                                               "\tHealth Status                  : Alarm\n"
+                                               "\tError Code                     : 0x80E01801\n";
+  ASSERT_EQ(run({"diagnose", "--input", dir.string(), "--json"}), 0) << child_->err();
+  const json doc = json::parse(child_->out());
+  EXPECT_EQ(doc["root_causes"][0]["id"], "hardware_fault") << doc["root_causes"].dump();
+}
+
 TEST_F(DiagnoseCli, UnknownLayoutAsksForTheScenario) {
   std::ofstream(scratch_ / "notes.txt") << "nothing to see\n";
   EXPECT_EQ(run({"diagnose", "--input", scratch_.string()}), 2);

@@ -110,6 +110,58 @@ TEST(ConsoleCapture, NpuSmiInfoTable910B) {
   EXPECT_EQ(proc.labels.at("process_name"), "python3");
 }
 
+TEST(ConsoleCapture, AHealthOtherThanOkAndDeviceFaultCodesAreHardwareEvents) {
+  TempDir dir;
+  // The 910B table: NPU 1 is at Warning.
+  Harness table(console_capture_factory(), {{"path", fixture("console/npu_smi_info_910b.txt")}});
+  ASSERT_EQ(run(table), "");
+  const auto t = records(table);
+  ASSERT_EQ(t.size(), 1u);
+  EXPECT_EQ(t[0].fields["event"], "npu_health");
+  EXPECT_EQ(t[0].fields["severity"], "warning");
+  EXPECT_EQ(t[0].fields["device"], "npu1");
+  EXPECT_EQ(t[0].fields["hardware"], true);
+  EXPECT_GT(t[0].line, 0);
+  // -t health of NPU 3: Alarm, one catalogued code and one that is not.
+  const std::string path = dir.write("npu_info_after.txt",
+                                     "Datetime: 2024-09-09 13:13:44.179645\n"
+                                     "/usr/local/bin/npu-smi info -i 3 -c 0 -t health\n"
+                                     "\tHealth Status                  : Alarm\n"
+                                     "\tError Code                     : 0x80e18402 0x8C2FA009\n"
+                                     "\tError Information              : node type=HBM\n");
+  Harness h(console_capture_factory(), {{"path", path}});
+  ASSERT_EQ(run(h), "");
+  const auto r = records(h);
+  ASSERT_EQ(r.size(), 3u);
+  EXPECT_EQ(r[0].fields["event"], "npu_health");
+  EXPECT_EQ(r[0].fields["severity"], "error");  // Alarm
+  EXPECT_EQ(r[0].fields["device"], "npu3");
+  EXPECT_EQ(r[0].line, 3);
+  EXPECT_EQ(r[0].key.timestamp_ns, 1725887624179645000);
+  EXPECT_EQ(r[1].fields["event"], "npu_error_code");
+  EXPECT_EQ(r[1].fields["code"], "0x80e18402");
+  EXPECT_EQ(r[1].fields["component"], "memory");
+  EXPECT_EQ(r[1].fields["severity"], "error");
+  EXPECT_EQ(r[1].fields["meaning"], "64 HBM lines isolated (the limit)");
+  EXPECT_EQ(r[1].line, 4);
+  EXPECT_EQ(r[2].fields["code"], "0x8C2FA009");
+  EXPECT_EQ(r[2].fields["severity"], "warning");  // not in the catalog: reported, not judged
+  EXPECT_EQ(one(metrics(h), "npu.error_codes").value, 2.0);
+  // A folder: its captures in name order, other files left alone; "Error Code : NA" is no event.
+  dir.write("node/a_npu_info.txt",
+            "/usr/local/bin/npu-smi info -i 0 -c 0 -t health\n\tHealth Status : OK\n\tError Code : NA\n");
+  dir.write("node/b_npu_info.txt",
+            "/usr/local/bin/npu-smi info -i 1 -c 0 -t health\n\tHealth Status : Critical\n");
+  dir.write("node/train.log", " iteration 1/10 | lm loss: 9.0 |\n");
+  Harness folder(console_capture_factory(), {{"path", dir / "node"}});
+  ASSERT_EQ(run(folder), "");
+  const auto f = records(folder);
+  ASSERT_EQ(f.size(), 1u);
+  EXPECT_EQ(f[0].fields["device"], "npu1");
+  EXPECT_EQ(f[0].fields["severity"], "error");
+  EXPECT_EQ(metrics(folder).size(), 2u);  // two health points
+}
+
 TEST(ConsoleCapture, NpuSmiInfoTable310PWithoutCommandLine) {
   Harness h(console_capture_factory(), {{"path", fixture("console/npu_smi_info_310p.txt")}});
   ASSERT_EQ(run(h), "");

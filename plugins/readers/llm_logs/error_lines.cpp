@@ -6,6 +6,7 @@
 #include <array>
 #include <cctype>
 
+#include "ascend_console/device_fault_codes.hpp"
 #include "cann_debug/reader/text.hpp"
 
 namespace cann_debug::plugins::llm_logs {
@@ -53,13 +54,14 @@ bool hardware_xid(int xid) {
   return false;
 }
 
-// NPU texts that name a hardware fault (torch_npu's NPUQueue tags, ACL codes 507053..507057, ...).
+// NPU texts that name a hardware fault: torch_npu's NPUQueue tags, and the codes of the Ascend device fault
+// catalog (ACL codes 507053..507057, driver event ids 0x80E01801, ...).
 bool npu_hardware_text(std::string_view t) {
-  for (std::string_view s :
-       {"UCE ERROR", "HBM MULTI BIT ECC", "SUSPECT MEM ERROR", "HCCS LINK ERROR", "UB LINK ERROR",
-        "SUSPECT REMOTE ERROR", "device mem error", "507053", "507054", "507055", "507056", "507057",
-        "0x80E01801", "0x80E18400", "0x81078603", "0x81078605", "0x81A38605"})
+  for (std::string_view s : {"UCE ERROR", "HBM MULTI BIT ECC", "SUSPECT MEM ERROR", "HCCS LINK ERROR",
+                             "UB LINK ERROR", "SUSPECT REMOTE ERROR", "device mem error"})
     if (has(t, s)) return true;
+  for (const auto& fault : ascend_console::device_fault_catalog())
+    if (has(t, fault.code)) return true;
   return false;
 }
 

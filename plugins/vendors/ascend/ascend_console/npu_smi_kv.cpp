@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "ascend_console/device_fault_codes.hpp"
 #include "cann_debug/reader/numbers.hpp"
 #include "cann_debug/reader/text.hpp"
 
@@ -63,8 +64,20 @@ void NpuSmiKeyValueParser::feed(const Line& line, std::vector<MetricPoint>& out)
   if (readers::iequals(key, "Health Status")) {
     MetricPoint p = make_point(ctx_, {"npu.health", "state", 1, {}}, health_state(value), key, device, chip);
     p.labels["health"] = std::string(value);
+    p.labels["line"] = std::to_string(line.number);
     pending_.push_back(std::move(p));
     seen_value_ = true;
+    return;
+  }
+  if (readers::iequals(key, "Error Code")) {  // -t health: "NA", or the device's fault event ids
+    seen_value_ = true;
+    const auto codes = error_codes_of(value);
+    if (codes.empty()) return;
+    MetricPoint p = make_point(ctx_, {"npu.error_codes", "count", 1, {}}, static_cast<double>(codes.size()),
+                               key, device, chip);
+    p.labels["error_code"] = fmt::format("{}", fmt::join(codes, " "));
+    p.labels["line"] = std::to_string(line.number);
+    pending_.push_back(std::move(p));
     return;
   }
   const auto metric = npu_smi_metric(key);

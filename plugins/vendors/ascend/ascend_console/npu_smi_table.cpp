@@ -144,6 +144,7 @@ void NpuSmiTableParser::feed(const Line& line, std::vector<MetricPoint>& out) {
       MetricPoint h =
           make_point(ctx_, {"npu.health", "state", 1, {}}, health_state(cells[1]), "Health", npu_);
       h.labels["health"] = std::string(cells[1]);
+      h.labels["line"] = std::to_string(line.number);
       h.labels.insert(labels.begin(), labels.end());
       out.push_back(std::move(h));
     }
