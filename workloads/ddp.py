@@ -46,11 +46,11 @@ Usage: /usr/bin/python3 workloads/ddp.py --fault straggler_rank --magnitude medi
 """
 import contextlib
 import datetime
+import faulthandler
 import json
 import os
 import random
 import shutil
-import socket
 import statistics
 import sys
 import tempfile
@@ -369,12 +369,18 @@ def sync_after_backward(params, names, mode, world):
                 t.copy_(synced)
 
 
-def rank_main(rank, config, port, output, workdir):
+def rank_main(rank, config, port, output, workdir, watchdog_s):
+    # A rank that is still running at the launcher's deadline prints every thread's stack and exits, so a
+    # hang reads as where it hung, not as a run that never ends.
+    faulthandler.dump_traceback_later(watchdog_s, exit=True)
     world = config["world_size"]
     torch.set_num_threads(int(config["num_threads_per_rank"]))
     os.environ.setdefault("GLOO_SOCKET_IFNAME", "lo")  # gloo's pairs on the loopback device, like the store
-    dist.init_process_group("gloo", init_method=f"tcp://127.0.0.1:{port}", rank=rank, world_size=world,
-                            timeout=datetime.timedelta(seconds=120))
+    timeout = datetime.timedelta(seconds=120)
+    # The launcher holds the rendezvous store on a port the kernel gave it; ranks join as clients, so no
+    # other program can take the port between choosing and binding it.
+    store = dist.TCPStore("127.0.0.1", port, world + 1, False, timeout)
+    dist.init_process_group("gloo", store=store, rank=rank, world_size=world, timeout=timeout)
     x, y, _ = load_data(config)
     batch_size = dfaults.rank_batch_sizes(config)[rank]
     loader = ShardLoader(x, y, rank, world, batch_size, config["seed"])
@@ -444,12 +450,6 @@ def rank_main(rank, config, port, output, workdir):
 # ----------------------------------------------------------------------------------------------------------
 # the launcher
 
-def free_port():
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 def launch(config, output, workdir, timeout_s=900):
     """Runs the ranks (and any background load); host metrics cover the launcher and every rank."""
     ctx = mp.get_context("spawn")
@@ -457,7 +457,8 @@ def launch(config, output, workdir, timeout_s=900):
     stop = ctx.Event()
     background = [ctx.Process(target=background_load, args=(float(noise.get("background_duty", 0.5)), stop),
                               daemon=True) for _ in range(int(noise.get("background_procs") or 0))]
-    port = free_port()
+    store = dist.TCPStore("127.0.0.1", 0, config["world_size"] + 1, True, datetime.timedelta(seconds=120),
+                          wait_for_workers=False)
     sampler = hostmetrics.HostSampler(os.path.join(output, "host_metrics.jsonl"),
                                       {os.getpid(): {"role": "launcher"}})
     sampler.start()
@@ -466,7 +467,7 @@ def launch(config, output, workdir, timeout_s=900):
         for p in background:
             p.start()
         for r in range(config["world_size"]):
-            p = ctx.Process(target=rank_main, args=(r, config, port, output, workdir))
+            p = ctx.Process(target=rank_main, args=(r, config, store.port, output, workdir, max(1.0, timeout_s - 5)))
             p.start()
             sampler.add_process(p.pid, {"rank": r})
             ranks.append(p)
@@ -709,6 +710,9 @@ def variant_of(config):
 def main(argv=None):
     ap = options.parser("Data-parallel (gloo, localhost) training with an injected fault; writes a case folder.",
                         injector.faults_of(SCENARIO))
+    ap.add_argument("--timeout", type=float, default=900.0, metavar="S",
+                    help="seconds the ranks may run; a rank still running then prints its stacks and the run "
+                         "fails (default 900)")
     args = ap.parse_args(argv)
     config, fault_params = build_config(args)
     x, y, data_info = load_data(config)
@@ -724,7 +728,7 @@ def main(argv=None):
     workdir = tempfile.mkdtemp(prefix="ddp-ranks-")
     started = time.time()
     try:
-        launch(config, output, workdir)
+        launch(config, output, workdir, args.timeout)
         rows = merge_metrics(config, output, workdir)
         summaries = [json.load(open(os.path.join(workdir, f"rank{r}.summary.json")))
                      for r in range(config["world_size"])]

@@ -95,8 +95,9 @@ class ConfigLevel(unittest.TestCase):
 def run_case(*argv):
     """Runs ddp.py into a fresh folder; returns (folder, expected, metrics rows, per-rank traces by step)."""
     out = tempfile.mkdtemp(prefix="ddp-test-")
-    proc = subprocess.run([sys.executable, DDP, "--seed", "1", "--output", out] + TINY + list(argv),
-                          capture_output=True, text=True, timeout=300)
+    # ddp.py's own deadline comes first: a hung rank prints its stacks into proc.stderr.
+    proc = subprocess.run([sys.executable, DDP, "--seed", "1", "--output", out, "--timeout", "240"]
+                          + TINY + list(argv), capture_output=True, text=True, timeout=300)
     if proc.returncode != 0:
         raise AssertionError(f"ddp.py {argv} failed:\n{proc.stdout}\n{proc.stderr}")
     with open(os.path.join(out, "expected.json")) as f:
