@@ -7,6 +7,7 @@
 #include "ascend_communication.hpp"
 #include "ascend_communication_matrix.hpp"
 #include "ascend_kernel_details.hpp"
+#include "ascend_memory.hpp"
 #include "ascend_op_statistic.hpp"
 #include "ascend_profiler_dir.hpp"
 #include "ascend_step_trace.hpp"
@@ -28,6 +29,7 @@ std::vector<const ComponentFactory*> readers() {
   return {&jsonl_factory(),
           &ascend_kernel_details_factory(),
           &ascend_op_statistic_factory(),
+          &ascend_memory_factory(),
           &ascend_step_trace_factory(),
           &ascend_communication_factory(),
           &ascend_communication_matrix_factory(),
@@ -84,6 +86,9 @@ TEST(Sniff, FixturesPickTheirReader) {
   const std::pair<const char*, const char*> cases[] = {
       {"ascend/kernel_details_2025.csv", "ascend_kernel_details"},
       {"ascend/op_statistic.csv", "ascend_op_statistic"},
+      {"ascend/memory_record.csv", "ascend_memory"},
+      {"ascend/operator_memory.csv", "ascend_memory"},
+      {"ascend/npu_module_mem.csv", "ascend_memory"},
       {"ascend/step_trace_time.csv", "ascend_step_trace"},
       {"ascend/communication.json", "ascend_communication"},
       {"ascend/communication_matrix.json", "ascend_communication_matrix"},
@@ -114,6 +119,9 @@ TEST(Sniff, RealFilesPickTheirReader) {
       {"ascend/mstt/kernel_details_minimal.csv", "ascend_kernel_details"},
       {"ascend/mstt/cluster_step_trace_time.csv", "ascend_step_trace"},
       {"ascend/mstt/cluster_communication.json", "ascend_communication"},
+      {"ascend/msinsight_gpt3_16rank_pp2/rank_0/ASCEND_PROFILER_OUTPUT/memory_record.csv", "ascend_memory"},
+      {"ascend/msinsight_gpt3_16rank_pp2/rank_0/ASCEND_PROFILER_OUTPUT/npu_module_mem.csv", "ascend_memory"},
+      {"ascend/msinsight_gpt3_16rank_pp2/rank_1/ASCEND_PROFILER_OUTPUT/operator_memory.csv", "ascend_memory"},
       {"ascend/npu-smi/kg_parse_npu_info_before.txt", "console_capture"},
       {"ascend/npu-smi/modelarts_worker0_npu_info_before.txt", "console_capture"},
       {"ascend/npu-smi/npu_smi_0_details.csv", "ascend_tool_csv"},

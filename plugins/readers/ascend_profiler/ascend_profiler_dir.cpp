@@ -101,7 +101,7 @@ readers::ReaderSpec make_spec() {
       {.name = "files",
        .type = OptionType::kStringList,
        .description = "which kinds to read (step_trace_time, kernel_details, op_statistic, communication, "
-                      "communication_matrix); empty = all",
+                      "communication_matrix, memory_record, operator_memory, npu_module_mem); empty = all",
        .default_value = nlohmann::json::array()},
       {.name = "max_depth",
        .type = OptionType::kInt,
@@ -123,14 +123,16 @@ readers::ReaderSpec make_spec() {
   };
   spec.sniff = [](const SniffInput& in) { return ascend::sniff_profiler_dir(in.path); };
   spec.validate = [](const Config& config) -> std::vector<ConfigProblem> {
-    static const std::set<std::string> kKinds = {"step_trace_time", "kernel_details", "op_statistic",
-                                                 "communication", "communication_matrix"};
+    static const std::set<std::string> kKinds = {"step_trace_time", "kernel_details",       "op_statistic",
+                                                 "communication",   "communication_matrix", "memory_record",
+                                                 "operator_memory", "npu_module_mem"};
     std::vector<ConfigProblem> problems;
     for (const auto& k : config.strings("files"))
       if (!kKinds.contains(k))
         problems.push_back(
             {"files", fmt::format("unknown file kind '{}' (expected step_trace_time, kernel_details, "
-                                  "op_statistic, communication or communication_matrix)",
+                                  "op_statistic, communication, communication_matrix, memory_record, "
+                                  "operator_memory or npu_module_mem)",
                                   k)});
     return problems;
   };

@@ -2,6 +2,7 @@
 #include "ascend_communication.hpp"
 #include "ascend_communication_matrix.hpp"
 #include "ascend_kernel_details.hpp"
+#include "ascend_memory.hpp"
 #include "ascend_op_statistic.hpp"
 #include "ascend_profiler_dir.hpp"
 #include "ascend_step_trace.hpp"
@@ -11,4 +12,5 @@ CANN_DEBUG_PACKAGE("ascend_profiler", "0.1.0", &cann_debug::plugins::ascend_kern
                    &cann_debug::plugins::ascend_step_trace_factory(),
                    &cann_debug::plugins::ascend_communication_factory(),
                    &cann_debug::plugins::ascend_communication_matrix_factory(),
-                   &cann_debug::plugins::ascend_profiler_dir_factory());
+                   &cann_debug::plugins::ascend_profiler_dir_factory(),
+                   &cann_debug::plugins::ascend_memory_factory());

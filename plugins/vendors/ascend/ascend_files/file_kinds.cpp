@@ -5,6 +5,7 @@
 #include "ascend_files/communication.hpp"
 #include "ascend_files/communication_matrix.hpp"
 #include "ascend_files/kernel_details.hpp"
+#include "ascend_files/memory.hpp"
 #include "ascend_files/op_statistic.hpp"
 #include "ascend_files/step_trace.hpp"
 #include "cann_debug/reader/sniff_helpers.hpp"
@@ -52,6 +53,12 @@ std::string_view to_string(AscendFileKind kind) {
       return "communication";
     case AscendFileKind::kCommunicationMatrix:
       return "communication_matrix";
+    case AscendFileKind::kMemoryRecord:
+      return "memory_record";
+    case AscendFileKind::kOperatorMemory:
+      return "operator_memory";
+    case AscendFileKind::kModuleMemory:
+      return "npu_module_mem";
   }
   return "unknown";
 }
@@ -63,6 +70,9 @@ std::optional<AscendFileKind> kind_from_file_name(std::string_view name) {
   if (name == "step_trace_time.csv") return AscendFileKind::kStepTrace;
   if (name == "communication.json") return AscendFileKind::kCommunication;
   if (name == "communication_matrix.json") return AscendFileKind::kCommunicationMatrix;
+  if (name == "memory_record.csv") return AscendFileKind::kMemoryRecord;
+  if (name == "operator_memory.csv") return AscendFileKind::kOperatorMemory;
+  if (name == "npu_module_mem.csv") return AscendFileKind::kModuleMemory;
   return std::nullopt;
 }
 
@@ -79,6 +89,12 @@ std::unique_ptr<readers::ItemSource> open_ascend_file(AscendFileKind kind, const
       return open_communication(path, options);
     case AscendFileKind::kCommunicationMatrix:
       return open_communication_matrix(path, options);
+    case AscendFileKind::kMemoryRecord:
+      return open_memory_record(path, options);
+    case AscendFileKind::kOperatorMemory:
+      return open_operator_memory(path, options);
+    case AscendFileKind::kModuleMemory:
+      return open_module_memory(path, options);
   }
   return nullptr;
 }
@@ -114,6 +130,29 @@ int sniff_communication_matrix(const SniffInput& in) {
     return 0;
   if (json_with_keys(in.head, {"Communication Time Info"})) return 0;
   return named(in, "communication_matrix", ".json", 90);
+}
+
+std::optional<AscendFileKind> memory_kind_of(std::string_view head) {
+  const auto header = csv_header(head);
+  if (has_columns(header, {"Name", "Size(KB)", "Allocation Time(us)"}))
+    return AscendFileKind::kOperatorMemory;
+  if (!has_columns(header, {"Component", "Timestamp(us)", "Total Reserved(MB)"})) return std::nullopt;
+  // memory_record has the allocator's totals; npu_module_mem only what each CANN module reserved.
+  if (has_columns(header, {"Total Allocated(MB)"})) return AscendFileKind::kMemoryRecord;
+  return AscendFileKind::kModuleMemory;
+}
+
+int sniff_memory(const SniffInput& in) {
+  const auto kind = memory_kind_of(in.head);
+  if (!kind) return 0;
+  switch (*kind) {
+    case AscendFileKind::kOperatorMemory:
+      return named(in, "operator_memory", ".csv", 90);
+    case AscendFileKind::kMemoryRecord:
+      return named(in, "memory_record", ".csv", 90);
+    default:
+      return named(in, "npu_module_mem", ".csv", 88);
+  }
 }
 
 }  // namespace cann_debug::plugins::ascend

@@ -3,7 +3,8 @@
 //   <root>/.../{host}_{pid}_{ts}_ascend_pt/           one per rank (MindSpore: *_ascend_ms)
 //       profiler_info_{rank}.json                     the rank (also "rank_id" inside, or rank<N> in a name)
 //       ASCEND_PROFILER_OUTPUT/{kernel_details.csv, op_statistic.csv, step_trace_time.csv,
-//                               communication.json, communication_matrix.json}
+//                               communication.json, communication_matrix.json, memory_record.csv,
+//                               operator_memory.csv, npu_module_mem.csv}
 //   <root>/.../cluster_analysis_output/{cluster_step_trace_time.csv, cluster_communication.json,
 //                                       cluster_communication_matrix.json}
 #pragma once
