@@ -2,6 +2,7 @@
 // --duration, Ctrl-C or SIGTERM (the file is then closed cleanly with everything sampled so far).
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <sstream>
@@ -12,6 +13,7 @@
 #include "cann_debug/options.hpp"
 #include "cli_common.hpp"
 #include "collect_plan.hpp"
+#include "collect_workload.hpp"
 #include "interrupt.hpp"
 #include "stats_reading.hpp"
 
@@ -29,6 +31,10 @@ struct CollectArgs {
   bool json = false;
   std::string progress = "auto";
   std::vector<std::string> overrides;
+  std::vector<std::string> command;  // after --: the workload
+  long pid = 0;
+  std::vector<std::string> logs, traces;
+  std::string max_log_size = "1GiB";
 };
 
 std::vector<std::string> split_list(const std::string& text) {
@@ -89,7 +95,8 @@ class ProgressLine {
 Verb register_collect(CLI::App& app, const GlobalOptions& g) {
   auto* cmd = app.add_subcommand("collect",
                                  "Sample the live samplers (NPU, HCCS, RoCE, DDR, host, GPU) into a "
-                                 "recording until --duration or Ctrl-C");
+                                 "recording until --duration or Ctrl-C; with -- COMMAND, run a workload and "
+                                 "record it, its output and its files into one run folder");
   auto a = std::make_shared<CollectArgs>();
   cmd->add_option("--sources", a->sources,
                   "'all' (every sampler that can run here; the others are listed with their reason) or a "
@@ -98,8 +105,29 @@ Verb register_collect(CLI::App& app, const GlobalOptions& g) {
   cmd->add_option("--interval", a->interval, "Time between samples of each sampler, e.g. 10ms or 1s")
       ->capture_default_str();
   cmd->add_option("--duration", a->duration, "Stop after this long, e.g. 300s (default: until Ctrl-C)");
-  cmd->add_option("--output,-o", a->output, "Recording file to write (.cdr; docs/recording-format.md)")
+  cmd->add_option(
+         "--output,-o", a->output,
+         "Recording file to write (.cdr; docs/recording-format.md); with a COMMAND or --pid, the run "
+         "folder (recording.cdr, stdout.log, stderr.log, fusion.json and what the workload writes)")
       ->required();
+  cmd->add_option("command", a->command,
+                  "After --: the workload to run and record (no shell; its own process group; Ctrl-C is "
+                  "forwarded to it; collect exits with its exit code). It finds the run folder in "
+                  "$CANN_DEBUG_RUN_DIR");
+  cmd->add_option("--pid", a->pid, "Record beside a process that is already running until it exits")
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--logs", a->logs,
+                  "Log files the workload writes outside the run folder (a glob; repeatable): copied into "
+                  "RUN_DIR/logs/ when it exits")
+      ->allow_extra_args(false);
+  cmd->add_option("--traces", a->traces,
+                  "A folder of traces the workload writes outside the run folder (repeatable): copied into "
+                  "RUN_DIR/traces/ when it exits")
+      ->allow_extra_args(false);
+  cmd->add_option("--max-log-size", a->max_log_size,
+                  "Most bytes of each of stdout.log and stderr.log: a longer stream keeps its first and last "
+                  "halves and a line saying how much was left out (the terminal shows all)")
+      ->capture_default_str();
   cmd->add_flag("--compress", a->compress,
                 "Anomaly-window retention: full resolution only around anomalies, downsampled elsewhere");
   cmd->add_flag("--correlation", a->correlation,
@@ -115,6 +143,21 @@ Verb register_collect(CLI::App& app, const GlobalOptions& g) {
   cmd->add_flag("--json", a->json, "Print the summary as JSON");
   return {
       cmd, [&g, a] {
+        const bool workload = !a->command.empty() || a->pid > 0;
+        if (!a->command.empty() && a->pid > 0) {
+          fmt::print(stderr, "error: give a COMMAND after -- or --pid, not both\n");
+          return static_cast<int>(kUsage);
+        }
+        if (!workload && (!a->logs.empty() || !a->traces.empty())) {
+          fmt::print(stderr, "error: --logs and --traces need a workload: -- COMMAND or --pid\n");
+          return static_cast<int>(kUsage);
+        }
+        const auto max_log = parse_size_bytes(a->max_log_size);
+        if (!max_log) {
+          fmt::print(stderr, "error: --max-log-size: expected a size like 256MiB or 0 (no limit), got '{}'\n",
+                     a->max_log_size);
+          return static_cast<int>(kUsage);
+        }
         CollectRequest request;
         if (a->sources != "all") request.sources = split_list(a->sources);
         const auto interval = parse_duration_ns(a->interval);
@@ -134,15 +177,17 @@ Verb register_collect(CLI::App& app, const GlobalOptions& g) {
           }
           options.duration_ns = *d;
         }
-        request.output = a->output;
+        request.output = workload ? (std::filesystem::path(a->output) / "recording.cdr").string() : a->output;
         request.compress = a->compress;
         request.correlation = a->correlation;
         request.overrides = a->overrides;
         request.command_line = fmt::format(
-            "cann-debug collect --sources {} --interval {}{} --output {}{}{}{}", a->sources, a->interval,
+            "cann-debug collect --sources {} --interval {}{} --output {}{}{}{}{}", a->sources, a->interval,
             a->duration.empty() ? "" : " --duration " + a->duration, a->output,
             a->compress ? " --compress" : "", a->correlation ? " --correlation" : "",
-            a->overrides.empty() ? "" : " --set " + fmt::format("{}", fmt::join(a->overrides, " --set ")));
+            a->overrides.empty() ? "" : " --set " + fmt::format("{}", fmt::join(a->overrides, " --set ")),
+            a->command.empty() ? (a->pid > 0 ? fmt::format(" --pid {}", a->pid) : "")
+                               : fmt::format(" -- {}", fmt::join(a->command, " ")));
 
         auto registry = load_registry(g);
         host::Diagnostics diags;
@@ -153,6 +198,29 @@ Verb register_collect(CLI::App& app, const GlobalOptions& g) {
         if (a->dry_run) {
           fmt::print("{}", plan.yaml);
           return static_cast<int>(kOk);
+        }
+        if (workload) {
+          fmt::print(stderr, "collect: {} every {} beside {} into {}{}\n", fmt::join(plan.sources, ", "),
+                     a->interval,
+                     a->pid > 0 ? fmt::format("pid {}", a->pid) : fmt::format("'{}'", a->command.front()),
+                     a->output, a->compress ? " (anomaly-window retention)" : "");
+          WorkloadRequest w;
+          w.command = a->command;
+          w.pid = a->pid;
+          w.run_dir = a->output;
+          w.logs = a->logs;
+          w.traces = a->traces;
+          w.max_log_bytes = static_cast<std::uint64_t>(std::max<std::int64_t>(0, *max_log));
+          w.duration_ns = options.duration_ns;
+          w.json = a->json;
+          options.duration_ns = 0;  // the workload's end stops the samplers
+          // The workload's output shares the terminal: a progress line only when asked for.
+          if (a->progress == "always") {
+            auto progress =
+                std::make_shared<ProgressLine>("always", request.output, 0.0, plan.sources.size());
+            options.on_progress = [progress](const host::RunProgress& p) { progress->update(p); };
+          }
+          return collect_workload(w, plan, *registry, std::move(options));
         }
         fmt::print(stderr, "collect: {} every {} into {}{}{}\n", fmt::join(plan.sources, ", "), a->interval,
                    a->output, a->compress ? " (anomaly-window retention)" : "",

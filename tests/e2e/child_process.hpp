@@ -1,8 +1,8 @@
 // Runs the real cann-debug binary as a child process, with its output captured in files.
 #pragma once
 
-#include <signal.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -41,6 +41,7 @@ class ChildProcess {
     }
   }
   bool started() const { return ok_; }
+  pid_t pid() const { return pid_; }
   void signal(int sig) { kill(pid_, sig); }
   /// Exit code, or 128 + signal; -1 when it did not end within the timeout (it is then killed).
   int wait(std::chrono::seconds timeout = std::chrono::seconds(60)) {

@@ -260,6 +260,34 @@ TEST(TrainLog, LlmcNanoGptTorchtitanAndTrainerFormats) {
   EXPECT_EQ(r[3].fields["log_kind"], "summary");
 }
 
+TEST(TrainLog, JsonObjectLinesAScriptPrintsAmongItsOtherOutput) {
+  // What `collect -- python train.py` captures of a script that prints json.dumps() of its metrics.
+  TempDir dir;
+  const auto r =
+      read_log(dir.write("stdout.log",
+                         "loading data...\n"
+                         "{\"step\": 0, \"loss\": 2.5, \"learning_rate\": 0.1, \"time\": 1700000000.5}\n"
+                         "{\"step\": 1, \"loss\": 2.25, \"grad_norm\": 3.0, \"config\": {\"a\": 1}}\n"
+                         "{\"step\": 1, \"val_loss\": 2.4}\n"
+                         "{\"event\": \"checkpoint\", \"step\": 1}\n"
+                         "done\n"));
+  const auto train = of_kind(r, "train");
+  ASSERT_EQ(train.size(), 2u);
+  EXPECT_EQ(train[0].fields["format"], "json");
+  EXPECT_EQ(train[0].key.step_id, 0);
+  EXPECT_DOUBLE_EQ(train[0].fields["lr"].get<double>(), 0.1);
+  EXPECT_EQ(train[0].key.timestamp_ns, 1700000000'500000000);
+  EXPECT_DOUBLE_EQ(train[1].fields["grad_norm"].get<double>(), 3.0);
+  EXPECT_FALSE(train[1].fields.contains("config")) << "nested objects are not metrics";
+  const auto validation = of_kind(r, "validation");
+  ASSERT_EQ(validation.size(), 1u);
+  EXPECT_DOUBLE_EQ(validation[0].fields["val_loss"].get<double>(), 2.4);
+  // Claimed as a console log; the same objects as a .jsonl file are the jsonl reader's.
+  const std::string lines = "{\"step\": 0, \"loss\": 2.5}\n{\"step\": 1, \"loss\": 2.25}\n";
+  EXPECT_EQ(train_log_factory().sniff({"run/stdout.log", lines, false}), 85);
+  EXPECT_EQ(train_log_factory().sniff({"run/metrics.jsonl", lines, false}), 0);
+}
+
 TEST(TrainLog, AFolderIsReadFileByFileInNameOrder) {
   TempDir dir;
   dir.write("run/slurm-1.out", " iteration 1/4 | lm loss: 9.0 |\n iteration 2/4 | lm loss: 8.0 |\n");

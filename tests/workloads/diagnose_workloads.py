@@ -22,7 +22,23 @@ RUNS = [
     ("serve.py", "no_batching", "strong", ["client.num_requests=60"], "no_batching"),
     ("ddp.py", "none", "medium", ["steps=30"], "healthy"),
     ("ddp.py", "straggler_rank", "strong", ["steps=30"], "straggler_rank"),
+    # Under `cann-debug collect -- ...`: the workload finds its output folder in $CANN_DEBUG_RUN_DIR, the
+    # host is sampled beside it, and the run folder (recording, stdout.log, fusion.json) is diagnosed whole.
+    ("collect train.py", "lr_too_high", "strong", ["steps=150", "optimizer.name=sgd"], "lr_too_high"),
 ]
+
+
+def check_fusion(folder, failures):
+    """The run folder of `collect -- COMMAND` names the workload and what was recorded beside it."""
+    with open(os.path.join(folder, "fusion.json")) as f:
+        fusion = json.load(f)
+    if fusion["workload"].get("exit_code") != 0:
+        failures.append(f"{folder}/fusion.json: workload {fusion['workload']}")
+    sources = {s["path"]: s for s in fusion["sources"]}
+    if sources.get("recording.cdr", {}).get("samples", 0) <= 0:
+        failures.append(f"{folder}/fusion.json: no hardware samples: {sources.get('recording.cdr')}")
+    if "metrics.jsonl" not in sources:
+        failures.append(f"{folder}/fusion.json: the workload's metrics.jsonl is not among {sorted(sources)}")
 
 
 def main():
@@ -32,17 +48,25 @@ def main():
     support.fresh(a.work)
     failures = []
     for i, (workload, fault, magnitude, sets, expected) in enumerate(RUNS):
-        if a.only and workload != a.only:
+        if a.only and workload.removeprefix("collect ") != a.only:
             continue
-        folder = os.path.join(a.work, f"{i:02d}-{workload[:-3]}-{fault}")
+        collected = workload.startswith("collect ")
+        workload = workload.removeprefix("collect ")
+        folder = os.path.join(a.work, f"{i:02d}-{workload[:-3]}-{fault}{'-collected' if collected else ''}")
         cmd = [sys.executable, os.path.join(ROOT, "workloads", workload), "--fault", fault, "--magnitude",
-               magnitude, "--seed", str(11 + i), "--output", folder]
+               magnitude, "--seed", str(11 + i)]
         for s in sets:
             cmd += ["--set", s]
+        if collected:
+            cmd = [a.bin, "collect", "--sources", "procfs", "--interval", "50ms", "--output", folder, "--"] + cmd
+        else:
+            cmd += ["--output", folder]
         run = subprocess.run(cmd, capture_output=True, text=True)
         if run.returncode != 0:
             failures.append(f"{' '.join(cmd)}: exit {run.returncode}: {run.stderr.strip()[-500:]}")
             continue
+        if collected:
+            check_fusion(folder, failures)
         with open(os.path.join(folder, "expected.json")) as f:
             label = json.load(f)["root_cause"]
         if label != expected:
@@ -53,7 +77,7 @@ def main():
             continue
         doc = json.loads(diag.stdout)
         got = doc["root_causes"][0]["id"]
-        print(f"{workload} --fault {fault} --magnitude {magnitude}: diagnosed {got} "
+        print(f"{'collect -- ' if collected else ''}{workload} --fault {fault} --magnitude {magnitude}: diagnosed {got} "
               f"({doc['root_causes'][0]['confidence']:.2f}), expected {expected}")
         if got != expected:
             failures.append(f"{folder}: diagnosed {got}, expected {expected} "

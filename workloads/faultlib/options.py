@@ -1,6 +1,7 @@
 """The command line the three workloads share, and `--set KEY=VALUE` on a nested configuration."""
 import argparse
 import json
+import os
 
 MAGNITUDES = ("weak", "medium", "strong")
 
@@ -15,7 +16,11 @@ def parser(description, faults):
     ap.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                     help="configuration override (dotted keys as in config.json: lr, batch_size, "
                          "optimizer.name, model.type, ...); applied after the fault, so it wins over it")
-    ap.add_argument("--output", required=True, help="case folder to write (created)")
+    # Under `cann-debug collect --output RUN_DIR -- ...` the run folder is the default.
+    run_dir = os.environ.get("CANN_DEBUG_RUN_DIR")
+    ap.add_argument("--output", required=run_dir is None, default=run_dir,
+                    help="case folder to write (created; default: $CANN_DEBUG_RUN_DIR, which "
+                         "`cann-debug collect` sets)")
     return ap
 
 

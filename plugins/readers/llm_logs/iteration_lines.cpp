@@ -4,6 +4,7 @@
 #include <array>
 #include <cctype>
 #include <chrono>
+#include <cmath>
 #include <utility>
 
 #include "cann_debug/reader/numbers.hpp"
@@ -425,6 +426,42 @@ std::optional<StepLine> hf_trainer(std::string_view text, std::string& why) {
   return line;
 }
 
+// A script's own metrics, one JSON object a line (`print(json.dumps({"step": 3, "loss": 2.1, ...}))`):
+// the scalar fields (nested objects and lists are left out), the step from "step" / "iteration" / "iter" /
+// "global_step", the time from "time" / "timestamp" (seconds since the epoch). A line without a loss (a
+// "*loss" key) is not a step line.
+std::optional<StepLine> json_line(std::string_view text) {
+  const std::string_view t = trim(text);
+  if (t.size() < 4 || !t.starts_with("{\"") || t.back() != '}') return std::nullopt;
+  const json doc = json::parse(t.begin(), t.end(), nullptr, false);
+  if (!doc.is_object()) return std::nullopt;
+  StepLine line;
+  line.format = "json";
+  bool loss = false, eval_loss = false;
+  for (const auto& [k, v] : doc.items()) {
+    if (!v.is_primitive() || v.is_string()) continue;
+    if (k == "step" || k == "iteration" || k == "iter" || k == "global_step") {
+      if (!v.is_number_integer() || v.get<std::int64_t>() < 0) return std::nullopt;
+      line.step = v.get<std::int64_t>();
+    } else if ((k == "time" || k == "timestamp") && v.is_number()) {
+      const double seconds = v.get<double>();
+      if (seconds > 1e8 && seconds < 1e11)
+        line.time_ns = static_cast<TimestampNs>(std::llround(seconds * 1e9));
+    } else {
+      line.fields[k == "learning_rate" ? std::string("lr") : k] = v;
+      loss = loss || (k.ends_with("loss") && !k.starts_with("eval") && !k.starts_with("val"));
+      eval_loss = eval_loss || ((k.starts_with("eval") || k.starts_with("val")) && k.ends_with("loss"));
+    }
+  }
+  if (!loss && !eval_loss) return std::nullopt;
+  if (!loss) {
+    line.kind = LineKind::kValidation;
+    if (!line.fields.contains("val_loss") && line.fields.contains("eval_loss"))
+      line.fields["val_loss"] = line.fields["eval_loss"];
+  }
+  return line;
+}
+
 }  // namespace
 
 std::string plain_text(std::string_view line) {
@@ -475,6 +512,7 @@ std::optional<StepLine> parse_step_line(std::string_view text, std::string& why)
   if (auto l = nanogpt(text, why)) return l;
   if (!why.empty()) return std::nullopt;
   if (auto l = torchtitan(text)) return l;
+  if (auto l = json_line(text)) return l;
   return hf_trainer(text, why);
 }
 

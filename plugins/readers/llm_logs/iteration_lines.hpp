@@ -23,7 +23,7 @@ enum class LineKind {
 
 struct StepLine {
   LineKind kind = LineKind::kTrain;
-  std::string format;                // "megatron", "llm.c", "nanogpt", "torchtitan", "hf_trainer"
+  std::string format;                // "megatron", "llm.c", "nanogpt", "torchtitan", "hf_trainer", "json"
   std::optional<std::int64_t> step;  // nullopt: the format has none (Hugging Face stdout)
   TimestampNs time_ns = kNoTimestamp;
   nlohmann::json fields = nlohmann::json::object();  // canonical names: loss, grad_norm, lr, ...

@@ -249,9 +249,14 @@ int sniff(const SniffInput& in) {
   int banner = 0;
   std::string why;
   int steps = 0;
+  // A .jsonl file of step objects is the jsonl reader's; the same objects among a console log's lines
+  // (a script that prints its metrics) are this reader's.
+  const bool json_file =
+      in.path.ends_with(".jsonl") || in.path.ends_with(".json") || in.path.ends_with(".ndjson");
   for (std::string_view raw : lines) {
     const std::string text = llm_logs::plain_text(raw);
-    if (auto s = llm_logs::parse_step_line(text, why); s && s->kind == LineKind::kTrain) {
+    if (auto s = llm_logs::parse_step_line(text, why);
+        s && s->kind == LineKind::kTrain && !(json_file && s->format == "json")) {
       if (++steps >= 2 || s->format == "megatron") return 85;
     }
     if (text.find("------------------------ arguments ------------------------") != std::string::npos ||
