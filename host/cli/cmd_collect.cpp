@@ -134,7 +134,9 @@ Verb register_collect(CLI::App& app, const GlobalOptions& g) {
                 "Put every sample on one grid of --interval ticks, so samples of different sources taken in "
                 "the same tick carry the same timestamp");
   cmd->add_option("--set", a->overrides,
-                  "Sampler option: --set TYPE.option=VALUE, e.g. --set roce.root=/fixture (repeatable)");
+                  "Sampler option: --set TYPE.option=VALUE, e.g. --set roce.root=/fixture (repeatable)")
+      // One value per --set: a `--set X -- COMMAND --flag` must hand everything after -- to the command.
+      ->allow_extra_args(false);
   cmd->add_option("--progress", a->progress, "Progress line on stderr: auto (when a terminal), always, never")
       ->check(CLI::IsMember({"auto", "always", "never"}))
       ->capture_default_str();

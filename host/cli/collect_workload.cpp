@@ -205,6 +205,19 @@ void print_summary(const nlohmann::json& fusion) {
              fusion.value("stored_over_raw", 1.0));
 }
 
+/// The plan with procfs following the workload's process (its CPU, memory and threads beside the host's),
+/// unless the user named a pid with --set procfs.pid=...
+host::PipelinePlan follow_workload(const host::PipelinePlan& plan, long pid) {
+  host::PipelinePlan out = plan;
+  for (auto& c : out.components) {
+    if (c.manifest().type != "procfs" || (c.config.has("pid") && c.config.str("pid") != "0")) continue;
+    nlohmann::json values = c.config.json();
+    values["pid"] = std::to_string(pid);
+    c.config = Config(std::move(values));
+  }
+  return out;
+}
+
 }  // namespace
 
 int collect_workload(const WorkloadRequest& request, const CollectPlan& plan,
@@ -290,7 +303,8 @@ int collect_workload(const WorkloadRequest& request, const CollectPlan& plan,
   options.interrupt_fd = stop.fd();
   host::RunReport report;
   {
-    host::GraphRunner runner(*plan.plan, options);
+    const host::PipelinePlan pipeline = follow_workload(*plan.plan, run.pid);
+    host::GraphRunner runner(pipeline, options);
     report = runner.run();
   }
   supervisor.join();

@@ -20,12 +20,16 @@ namespace cann_debug::testing {
 inline const std::string kCannDebugBinary = std::string(CANN_DEBUG_BINARY_DIR) + "/bin/cann-debug";
 
 /// Every line of a JSON-lines file, parsed (blank lines skipped).
+/// The complete lines of a JSON-lines file. A last line without its newline is one a running writer is
+/// still writing (its buffer flushed mid-line): it is left out, not parsed.
 inline std::vector<nlohmann::json> read_jsonl(const std::filesystem::path& file) {
   std::vector<nlohmann::json> rows;
   std::ifstream in(file);
   std::string line;
-  while (std::getline(in, line))
+  while (std::getline(in, line)) {
+    if (in.eof()) break;  // no newline after it: incomplete
     if (!line.empty()) rows.push_back(nlohmann::json::parse(line));
+  }
   return rows;
 }
 

@@ -236,6 +236,29 @@ TEST_F(CollectWorkload, MetricsTheWorkloadOnlyPrintsAreReadByTheLogReaders) {
   EXPECT_LT(out->at("outside_run_s").get<double>(), 1.0);
 }
 
+TEST_F(CollectWorkload, ASetJustBeforeTheSeparatorLeavesTheCommandItsOwnFlags) {
+  // `--set X -- prog --flag --set y`: one value per --set, everything after -- is the workload's argv.
+  ASSERT_EQ(
+      run(collect_args({"--set", "procfs.per_cpu=true", "--", "/bin/echo", "--fault", "x", "--set", "y=1"})),
+      0)
+      << child_->err();
+  EXPECT_EQ(slurp(run_dir() / "stdout.log"), "--fault x --set y=1\n");
+}
+
+TEST_F(CollectWorkload, ProcfsFollowsTheWorkloadProcess) {
+  // The real /proc (the fixture has no such pid): the child's CPU, memory and threads are in the recording.
+  std::vector<std::string> args = {"collect", "--sources", "procfs",           "--interval",
+                                   "20ms",    "--output",  run_dir().string(), "--",
+                                   "/bin/sh", "-c",        "sleep 0.4"};
+  ASSERT_EQ(run(args), 0) << child_->err();
+  ChildProcess stats(
+      {cann_debug::testing::kCannDebugBinary, "stats", "--json", (run_dir() / "recording.cdr").string()},
+      scratch_ / "stats");
+  ASSERT_EQ(stats.wait(), 0) << stats.err();
+  EXPECT_NE(stats.out().find("process.cpu.utilization"), std::string::npos) << stats.out().substr(0, 2000);
+  EXPECT_NE(stats.out().find("host.cpu.count"), std::string::npos);
+}
+
 TEST_F(CollectWorkload, AWorkloadAndPidTogetherAreAUsageError) {
   EXPECT_EQ(run(collect_args({"--pid", "1", "--", "/bin/true"})), 2);
   EXPECT_NE(child_->err().find("not both"), std::string::npos) << child_->err();

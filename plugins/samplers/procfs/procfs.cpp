@@ -163,6 +163,7 @@ class ProcfsSampler final : public Component {
       kRunnable,
       kBlocked,
       kContextSwitches,
+      kCpuCount,
       kCpu,  // + 0..2, index = cpu number + 1 (0 = all)
     };
     auto add = [&](std::uint32_t what, const char* name, const char* unit, double value) {
@@ -170,6 +171,9 @@ class ProcfsSampler final : public Component {
     };
 
     if (prev_) add_cpu_ratios(stat, kCpu);
+    // The cpu lines other than the "all" one: how many CPUs the run queue and the utilisation are over.
+    if (stat.cpus.size() > 1)
+      add(kCpuCount, "host.cpu.count", "count", static_cast<double>(stat.cpus.size() - 1));
     if (mem.total_kb) {
       add(kMemoryTotal, "host.memory.total", "bytes", static_cast<double>(*mem.total_kb) * 1024.0);
       if (auto avail = mem.available_or_estimate_kb()) {

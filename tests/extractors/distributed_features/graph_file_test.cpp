@@ -18,12 +18,22 @@ using nlohmann::json;
 // and large packets, collectives launched during backward, a filled pipeline (8 micro-batches over 2 stages)
 // and ranks of a stage within a few % of a step in the profiler's step split.
 const std::map<std::string, double> kHealthyRun = {
-    {"comm.exposed_ratio", 0.02},          {"comm.collectives_per_step", 1},
-    {"rank.outside_model_skew", 0.01},     {"rank.forward_imbalance", 1.1},
-    {"rank.batch_size_imbalance", 1.0},    {"rank.collective_wait_skew", 0.05},
-    {"comm.link_bandwidth_ratio", 1.0},    {"comm.large_packet_ratio", 0.9},
-    {"comm.backward_overlap_share", 0.99}, {"pipeline.bubble_share", 1.0 / 9.0},
+    {"comm.exposed_ratio", 0.02},
+    {"comm.collectives_per_step", 1},
+    {"rank.outside_model_skew", 0.01},
+    {"rank.forward_imbalance", 1.1},
+    {"rank.batch_size_imbalance", 1.0},
+    {"rank.collective_wait_skew", 0.05},
+    {"comm.link_bandwidth_ratio", 1.0},
+    {"comm.large_packet_ratio", 0.9},
+    {"comm.backward_overlap_share", 0.99},
+    {"pipeline.bubble_share", 1.0 / 9.0},
     {"rank.step_split_gap", 0.03},
+    // hardware_features of a recording whose hardware was fine
+    {"hw.device.clock_drop", 0.0},
+    {"hw.memory.peak_utilization", 0.6},
+    {"hw.host.cpu_starved_share", 0.0},
+    {"hw.network.congestion_ratio", 1e-4},
 };
 
 // The healthy row of a table with root_cause as its only parent: keyed ({"given", "p"}) as written by

@@ -212,7 +212,7 @@ TEST(ProcfsNetwork, NetworkFalseEmitsNone) {
   const auto run = sample_t0_t1(root, {{"network", false}});
   ASSERT_EQ(run.batches.size(), 2u);
   EXPECT_EQ(count(run.batches[1], "host.network."), 0u);
-  EXPECT_EQ(run.batches[1].points.size(), 15u);  // as before the network metrics
+  EXPECT_EQ(run.batches[1].points.size(), 16u);  // as before the network metrics
 }
 
 TEST(ProcfsNetwork, CounterWrapIsCountedAndResetIsSkipped) {

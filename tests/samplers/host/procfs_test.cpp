@@ -117,7 +117,8 @@ TEST(ProcfsSampler, CpuRatiosFromTwoSnapshotsMatchHandComputedValues) {
   EXPECT_EQ(find(b, "host.context_switches")->unit, "count/s");
   EXPECT_EQ(find(b, "host.load.runnable")->unit, "count");
   EXPECT_EQ(b.points.front().key.timestamp_ns, kT0 + kTwoSeconds);
-  EXPECT_EQ(b.points.size(), 9u + 6u);  // 3 ratios x 3 cpus, memory x3, load x2, context switches
+  EXPECT_DOUBLE_EQ(value(b, "host.cpu.count"), 2);
+  EXPECT_EQ(b.points.size(), 9u + 7u);  // 3 ratios x 3 cpus, memory x3, load x2, context switches, cpu count
 }
 
 TEST(ProcfsSampler, PerCpuFalseKeepsOnlyTheAggregate) {

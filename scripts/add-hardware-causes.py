@@ -1,0 +1,126 @@
+#!/usr/bin/env python3
+"""Adds the hardware root causes and the hardware variables that observe them to causal graphs.
+
+    scripts/add-hardware-causes.py pipelines/graphs/priors/*.json pipelines/graphs/*.json
+
+Hardware evidence comes from a recording (`cann-debug collect`), read by the hardware_features extractor
+(docs/features-hardware.md). The labelled corpora have no hardware faults, so these rows are hand-set
+(`learn: false`), as the graph format allows: the new root states get a prior of 0.02 each (the others
+scaled down to keep the sum), their row in every existing variable is a copy of the healthy row (a throttled
+device, full memory, a congested port or a starved host does not change the loss curve or the operator mix
+by itself), and each hardware variable has an `unmeasured` state observed when the run has no recording, with
+near-zero probability under the cause it speaks for: without a recording these causes are ruled out, not
+ranked on their prior. Idempotent: a cause or variable already present is left as it is.
+"""
+import json
+import sys
+
+PRIOR = 0.02
+# variable -> (feature, states, threshold, soft width, cause it speaks for, description)
+VARIABLES = {
+    "device_clock": (
+        "hw.device.clock_drop", ["steady", "throttled"], 0.15, 0.02, "device_throttling",
+        "Symptom 'throttled device': how far a busy device's clock (Ascend AI Core, NVIDIA SM) fell below its "
+        "rated clock (its usual one where no rated clock is sampled) over its longest sustained low stretch "
+        "(feature hw.device.clock_drop; from the recording's npu.aicore.frequency / gpu.clock.sm, with "
+        "utilisation and temperature). throttled >= 0.15: thermal or power throttling, which a healthy device "
+        "under load does not show."),
+    "memory_headroom": (
+        "hw.memory.peak_utilization", ["ample", "exhausted"], 0.95, 0.005, "memory_pressure",
+        "Symptom 'memory pressure': the highest share of device memory (HBM, GPU memory) or host memory held in "
+        "use for the sustained-window length (feature hw.memory.peak_utilization). exhausted >= 0.95: the "
+        "allocator retries, fragments, or the host swaps and OOM-kills."),
+    "host_cpu": (
+        "hw.host.cpu_starved_share", ["free", "starved"], 0.2, 0.03, "host_input_bound",
+        "Symptom 'starved host': share of the run the host could not feed the workload: a run queue beyond the "
+        "cores while other processes took the CPUs, iowait, or hypervisor steal (feature "
+        "hw.host.cpu_starved_share). starved >= 0.2 of the run."),
+    "network_pauses": (
+        "hw.network.congestion_ratio", ["clean", "congested"], 0.01, 0.002, "network_congestion",
+        "Symptom 'congested network': congestion signals (PFC and pause frames, CNPs, ECN marks, retransmissions) "
+        "per packet on the worst RoCE port over its longest congested stretch (feature "
+        "hw.network.congestion_ratio). congested >= 0.01: a lossless fabric pausing or marking one packet in a "
+        "hundred is backed up."),
+}
+SCENARIOS = {
+    "training": ["device_throttling", "memory_pressure", "host_input_bound"],
+    "inference": ["device_throttling", "memory_pressure"],
+    "distributed": ["device_throttling", "memory_pressure", "host_input_bound", "network_congestion"],
+}
+CAUSE_NOTES = {
+    "device_throttling": "device_throttling (a device clocked below its rated clock under load: thermal or power "
+                         "throttling)",
+    "memory_pressure": "memory_pressure (device or host memory held near full)",
+    "host_input_bound": "host_input_bound (the host could not feed the device: CPU taken by other processes, "
+                        "iowait, steal)",
+    "network_congestion": "network_congestion (a RoCE port pausing, marking or retransmitting: congestion of "
+                          "the fabric)",
+}
+
+
+def add(graph):
+    variables = graph["variables"]
+    root = next(v for v in variables if v["name"] == "root_cause")
+    causes = SCENARIOS[graph["name"]]
+    healthy = root["states"].index("healthy")
+    new = [c for c in causes if c not in root["states"]]
+    if new:
+        prior = root["cpt"][0] if isinstance(root["cpt"][0], list) else root["cpt"]
+        scale = 1.0 - PRIOR * len(new)
+        prior[:] = [round(p * scale, 6) for p in prior] + [PRIOR] * len(new)
+        root["states"] += new
+        root["description"] += " Hardware causes from a recording (hand-set, docs/features-hardware.md): " + \
+            ", ".join(CAUSE_NOTES[c] for c in new) + "."
+        for v in variables:
+            if v is root:
+                continue
+            if v.get("parents") != ["root_cause"]:
+                raise SystemExit(f"{graph['name']}: variable {v['name']} has parents {v.get('parents')}, "
+                                 "only root_cause children are handled")
+            rows = v["cpt"]
+            if rows and isinstance(rows[0], dict):  # keyed rows ({"given": {"root_cause": ...}, "p": [...]})
+                row = next(r for r in rows if r["given"].get("root_cause") == "healthy")
+                rows += [{"given": {"root_cause": c}, "p": list(row["p"])} for c in new]
+            else:
+                rows += [list(rows[healthy]) for _ in new]
+    names = {v["name"] for v in variables}
+    for name, (feature, states, threshold, width, speaks_for, description) in VARIABLES.items():
+        if name in names or speaks_for not in causes:
+            continue
+        cpt = []
+        for cause in root["states"]:
+            cpt.append([0.04995, 0.94905, 0.001] if cause == speaks_for else [0.891, 0.009, 0.1])
+        variables.append({
+            "name": name,
+            "description": description + " Hand-set (learn: false). unmeasured: the run has no recording of "
+                           "these series (observed as evidence, absent_state): the cause it speaks for is ruled "
+                           "out rather than ranked on its prior.",
+            "states": states + ["unmeasured"],
+            "default_state": states[0],
+            "parents": ["root_cause"],
+            "learn": False,
+            "discretization": {"feature": feature, "states": states, "thresholds": [threshold],
+                               "soft_width": width, "absent_state": "unmeasured"},
+            "cpt": cpt,
+        })
+    learned = graph.get("_learned")
+    if learned is not None and new:
+        learned["hand_set"] = (learned.get("hand_set", "") + " Added after this learning run and not learnt "
+                               "(scripts/add-hardware-causes.py): the root states " + ", ".join(new) +
+                               f" (prior {PRIOR} each, the others scaled), their rows in every variable (the "
+                               "healthy rows) and the hardware variables that observe them.").strip()
+
+
+def main(paths):
+    for path in paths:
+        with open(path) as f:
+            graph = json.load(f)
+        add(graph)
+        with open(path, "w") as f:
+            json.dump(graph, f, indent=1, ensure_ascii=False)
+            f.write("\n")
+        print(f"{path}: root states {len(graph['variables'][0]['states'])}, variables {len(graph['variables'])}")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
