@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <set>
 
 #include <fmt/format.h>
 
@@ -33,7 +34,8 @@ bool is_identity_label(const std::string& key) {
 }  // namespace
 
 bool SeriesStore::wanted(std::string_view name) {
-  return std::find(kWanted.begin(), kWanted.end(), name) != kWanted.end();
+  static const std::set<std::string_view, std::less<>> wanted(kWanted.begin(), kWanted.end());
+  return wanted.contains(name);
 }
 
 std::string Series::display() const {
@@ -68,14 +70,11 @@ void SeriesStore::add(const MetricBatch& batch) {
       if (is_identity_label(k)) labels.emplace(k, v);
     if (p.key.has_device() && !labels.contains("device"))
       labels.emplace("device", std::to_string(p.key.device));
-    auto it = std::find_if(series_.begin(), series_.end(),
-                           [&](const Series& s) { return s.name == p.name && s.labels == labels; });
-    if (it == series_.end()) {
-      series_.push_back(Series{p.name, p.unit, std::move(labels), {}});
-      it = std::prev(series_.end());
-    }
-    if (p.labels.contains("priority")) it->per_priority = true;
-    it->samples.push_back({p.key.timestamp_ns, p.value});
+    auto [at, added] = index_.try_emplace({p.name, labels}, series_.size());
+    if (added) series_.push_back(Series{p.name, p.unit, std::move(labels), {}});
+    Series& series = series_[at->second];
+    if (p.labels.contains("priority")) series.per_priority = true;
+    series.samples.push_back({p.key.timestamp_ns, p.value});
   }
 }
 

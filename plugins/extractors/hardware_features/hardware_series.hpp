@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -54,6 +55,7 @@ class SeriesStore {
 
  private:
   std::vector<Series> series_;
+  std::map<std::pair<std::string, Labels>, std::size_t> index_;  // (name, labels) -> position in series_
 };
 
 /// The steps (rows with a step) and requests (rows with a request id) of the run's logs, by time.
