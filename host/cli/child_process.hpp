@@ -1,9 +1,11 @@
-// The workload of `collect -- COMMAND`: started without a shell in its own process group, stdin from
-// /dev/null, stdout and stderr on pipes, extra variables (CANN_DEBUG_RUN_DIR) in its environment.
+// A workload started without a shell in its own process group, stdin from /dev/null, stdout and stderr on
+// pipes, extra variables (CANN_DEBUG_RUN_DIR) in its environment; for `optimize`'s sandbox also in a
+// working directory of its own and under resource limits (setrlimit in the child before exec).
 #pragma once
 
 #include <sys/types.h>
 
+#include <cstdint>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -12,9 +14,20 @@
 
 namespace cann_debug::cli {
 
+/// setrlimit(2) limits for the child and everything it starts; 0 = inherited.
+struct ResourceLimits {
+  std::uint64_t cpu_seconds = 0;          // RLIMIT_CPU: SIGXCPU, then SIGKILL
+  std::uint64_t address_space_bytes = 0;  // RLIMIT_AS: allocations fail
+  std::uint64_t file_size_bytes = 0;      // RLIMIT_FSIZE: SIGXFSZ on a larger write
+  std::uint64_t open_files = 0;           // RLIMIT_NOFILE
+  bool any() const { return cpu_seconds || address_space_bytes || file_size_bytes || open_files; }
+};
+
 struct ChildSpec {
   std::vector<std::string> argv;                         // argv[0] is looked up in PATH
   std::vector<std::pair<std::string, std::string>> env;  // added to (or replacing in) the environment
+  std::string cwd;                                       // "" = this process's
+  ResourceLimits limits;
 };
 
 /// Why a command could not be started; `error` is the errno (ENOENT: not found -> exit code 127).

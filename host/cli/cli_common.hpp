@@ -93,6 +93,7 @@ struct Verb {
 using Registrar = Verb (*)(CLI::App& app, const GlobalOptions& g);
 Verb register_run(CLI::App& app, const GlobalOptions& g);
 Verb register_collect(CLI::App& app, const GlobalOptions& g);
+Verb register_optimize(CLI::App& app, const GlobalOptions& g);
 Verb register_validate(CLI::App& app, const GlobalOptions& g);
 Verb register_plugins(CLI::App& app, const GlobalOptions& g);
 Verb register_inspect(CLI::App& app, const GlobalOptions& g);

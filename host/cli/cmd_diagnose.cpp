@@ -24,6 +24,11 @@ Verb register_diagnose(CLI::App& app, const GlobalOptions& g) {
   cmd->add_option("--pipeline", r->pipeline, "Use this pipeline instead of pipelines/<scenario>.yaml")
       ->check(CLI::ExistingFile);
   cmd->add_flag("--json", *json_out, "One JSON document on stdout (docs/diagnose.md)");
+  r->kb_outcomes = default_kb_outcomes_path();
+  cmd->add_option(
+      "--kb-outcomes", r->kb_outcomes,
+      "Outcomes `optimize --feedback` measured, quoted as the suggestions' expected gains (default: "
+      "$CANN_DEBUG_KB_OUTCOMES, else ~/.local/share/cann-debug/outcomes.json; \"\" = priors only)");
   return {cmd, [&g, r, json_out] {
             r->report_model = !*json_out;  // the console renders the report's model
             const DiagnoseResult result = diagnose_folder(g, *r);

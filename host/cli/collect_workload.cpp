@@ -19,6 +19,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "cann_debug/atomic_file.hpp"
 #include "child_process.hpp"
 #include "cli_common.hpp"
 #include "fusion_summary.hpp"
@@ -94,13 +95,7 @@ std::string signal_name(int sig) {
 }
 
 void write_json_atomically(const fs::path& path, const nlohmann::json& doc) {
-  const fs::path tmp = path.string() + ".tmp";
-  {
-    std::ofstream out(tmp, std::ios::trunc);
-    out << doc.dump(2) << "\n";
-    if (!out) throw std::runtime_error(fmt::format("{}: cannot write", tmp.string()));
-  }
-  fs::rename(tmp, path);
+  write_file_atomically(path.string(), doc.dump(2) + "\n");
 }
 
 // Copies what --logs and --traces name into the run folder (logs/, traces/), so it holds the whole run.

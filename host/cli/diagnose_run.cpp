@@ -1,6 +1,8 @@
 #include "diagnose_run.hpp"
 
 #include <chrono>
+#include <cstdlib>
+#include <filesystem>
 
 #include <fmt/format.h>
 
@@ -20,6 +22,15 @@ json suggestion_json(const Suggestion& s, const std::string& cause) {
 }
 
 }  // namespace
+
+std::string default_kb_outcomes_path() {
+  if (const char* explicit_path = std::getenv("CANN_DEBUG_KB_OUTCOMES")) return explicit_path;
+  if (const char* data = std::getenv("XDG_DATA_HOME"); data && *data)
+    return (std::filesystem::path(data) / "cann-debug" / "outcomes.json").string();
+  if (const char* home = std::getenv("HOME"); home && *home)
+    return (std::filesystem::path(home) / ".local" / "share" / "cann-debug" / "outcomes.json").string();
+  return {};
+}
 
 DiagnoseResult diagnose_folder(const GlobalOptions& g, const DiagnoseRequest& request) {
   const auto started = std::chrono::steady_clock::now();
@@ -57,6 +68,7 @@ DiagnoseResult diagnose_folder(const GlobalOptions& g, const DiagnoseRequest& re
   tap.output = request.output;
   tap.keep_sinks = !request.output.empty();
   tap.set_on_type = request.set_on_type;
+  if (!request.kb_outcomes.empty()) tap.set_on_type["kb_advisor"]["history"] = request.kb_outcomes;
   tap.tap_types = {std::string(Diagnosis::type_id), std::string(Advice::type_id)};
   if (request.report_model) {
     tap.tap_types.push_back(std::string(JsonMessage::type_id));

@@ -23,7 +23,15 @@ struct DiagnoseRequest {
   /// Keep the pipeline's report (writing no file when `output` is "") and return the report document it
   /// emits on `model`, for the console view.
   bool report_model = false;
+  /// The outcomes `optimize --feedback` measured (kb-outcomes/1), given to the advisor as its history so
+  /// suggestions quote measured gains; "" = priors only.
+  std::string kb_outcomes;
 };
+
+/// Where `optimize --feedback` writes and `diagnose` reads measured outcomes by default:
+/// $CANN_DEBUG_KB_OUTCOMES, else $XDG_DATA_HOME/cann-debug/outcomes.json, else
+/// ~/.local/share/cann-debug/outcomes.json ("" when none of them can be told).
+std::string default_kb_outcomes_path();
 
 /// The report component whose model the console renders, and its document's format.
 inline constexpr std::string_view kReportType = "report";

@@ -30,9 +30,9 @@ int main(int argc, char** argv) {
   app.add_flag("-v,--verbose", g.verbosity, "More output on stderr (-vv for debug)");
 
   std::vector<Verb> verbs;
-  for (Registrar r :
-       {register_run, register_validate, register_plugins, register_inspect, register_graph, register_infer,
-        register_kb, register_diagnose, register_eval, register_stats, register_collect, register_new_plugin})
+  for (Registrar r : {register_run, register_validate, register_plugins, register_inspect, register_graph,
+                      register_infer, register_kb, register_diagnose, register_eval, register_stats,
+                      register_collect, register_optimize, register_new_plugin})
     verbs.push_back(r(app, g));
 
   try {

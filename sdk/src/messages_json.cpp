@@ -344,7 +344,9 @@ void to_json(json& j, const Suggestion& v) {
        {"priority", v.priority},
        {"expected_improvement", number(v.expected_improvement)},
        {"improvement_source", v.improvement_source},
-       {"target_metric", v.target_metric}};
+       {"target_metric", v.target_metric},
+       {"target_better", v.target_better.empty() ? json("lower") : json(v.target_better)},
+       {"history", v.history}};
 }
 void from_json(const json& j, Suggestion& v) {
   v = {};
@@ -359,6 +361,8 @@ void from_json(const json& j, Suggestion& v) {
     v.expected_improvement = read_number(*it);
   get_if(j, "improvement_source", v.improvement_source);
   get_if(j, "target_metric", v.target_metric);
+  get_if(j, "target_better", v.target_better);
+  if (auto it = j.find("history"); it != j.end()) v.history = *it;
 }
 void to_json(json& j, const Advice& v) {
   j = {{"for_root_cause", v.for_root_cause}, {"suggestions", v.suggestions}};

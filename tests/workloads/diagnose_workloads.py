@@ -82,9 +82,7 @@ def main():
         if got != expected:
             failures.append(f"{folder}: diagnosed {got}, expected {expected} "
                             f"(ranked {[c['id'] for c in doc['root_causes']]})")
-    for f in failures:
-        print("FAIL:", f)
-    return 1 if failures else 0
+    return support.report(failures)
 
 
 if __name__ == "__main__":

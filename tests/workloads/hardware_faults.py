@@ -139,9 +139,7 @@ def main():
                             f"(ranked {[(c['id'], round(c['confidence'], 3)) for c in doc['root_causes']]})")
         if feature:
             check_window(folder, os.path.join(out, "features.jsonl"), feature, failures)
-    for f in failures:
-        print("FAIL:", f)
-    return 1 if failures else 0
+    return support.report(failures)
 
 
 if __name__ == "__main__":

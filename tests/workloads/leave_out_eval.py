@@ -61,9 +61,7 @@ def main():
     # Strong faults of three causes that differ in kind: tables learnt on the other optimizer still name most.
     if right < 0.75 * len(rows):
         failures.append(f"only {right} of {len(rows)} held-out cases right")
-    for f in failures:
-        print("FAIL:", f)
-    return 1 if failures else 0
+    return support.report(failures)
 
 
 if __name__ == "__main__":

@@ -31,3 +31,10 @@ def have_torch():
 def fresh(folder):
     shutil.rmtree(folder, ignore_errors=True)
     os.makedirs(folder)
+
+
+def report(failures):
+    """Prints each failure; the exit code: 1 when there was one, else 0."""
+    for f in failures:
+        print("FAIL:", f)
+    return 1 if failures else 0

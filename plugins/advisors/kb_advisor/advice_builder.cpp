@@ -16,19 +16,38 @@ bool has_feature(const MeasuredContext& context, const FeatureCondition& c) {
   return f != nullptr && (!c.above || f->value > *c.above);
 }
 
-void append_pattern(const KnowledgeBase& kb, const OutcomeHistory& history, const ProblemPattern& pattern,
-                    const MeasuredContext& context, Advice& advice) {
+/// 1 for suggestions that mostly worked when validated, 3 for those that mostly failed, 2 otherwise.
+int history_rank(const Suggestion& s) {
+  if (!s.history.is_object()) return 2;
+  const double p = s.history.value("success_probability", 0.5);
+  return p > 0.5 ? 1 : p < 0.5 ? 3 : 2;
+}
+
+double history_score(const Suggestion& s) {
+  if (!s.history.is_object()) return 0.0;
+  return s.history.value("success_probability", 0.5) * std::max(0.0, s.history.value("mean_gain", 0.0));
+}
+
+void append_pattern(const KnowledgeBase& kb, const cann_debug::kb::OutcomeStore& history,
+                    const ProblemPattern& pattern, const MeasuredContext& context, Advice& advice) {
+  const std::size_t first = advice.suggestions.size();
   for (const auto& entry : pattern.suggestions) {
     if (entry.when && !has_feature(context, *entry.when)) continue;
     if (entry.unless && has_feature(context, *entry.unless)) continue;
     advice.suggestions.push_back(
         render_suggestion(kb.templates.at(entry.template_id), entry, context, history));
   }
+  std::stable_sort(advice.suggestions.begin() + static_cast<std::ptrdiff_t>(first), advice.suggestions.end(),
+                   [](const Suggestion& a, const Suggestion& b) {
+                     const int ra = history_rank(a), rb = history_rank(b);
+                     if (ra != rb) return ra < rb;
+                     return ra == 1 && history_score(a) > history_score(b);
+                   });
 }
 
 }  // namespace
 
-std::vector<Advice> build_advice(const KnowledgeBase& kb, const OutcomeHistory& history,
+std::vector<Advice> build_advice(const KnowledgeBase& kb, const cann_debug::kb::OutcomeStore& history,
                                  const AdviceInputs& inputs, const AdviceLimits& limits,
                                  std::vector<std::string>& unanswered) {
   const Diagnosis& diagnosis = *inputs.diagnosis;

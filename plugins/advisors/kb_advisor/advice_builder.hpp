@@ -5,9 +5,9 @@
 #include <string>
 #include <vector>
 
+#include "cann_debug/kb_outcomes.hpp"
 #include "cann_debug/messages.hpp"
 #include "knowledge_base.hpp"
-#include "outcome_history.hpp"
 
 namespace cann_debug::plugins::kb {
 
@@ -24,8 +24,10 @@ struct AdviceInputs {
 
 /// Builds the advice, most likely root cause first. A healthy diagnosis gets one Advice for `healthy` (with
 /// the suggestions of a `healthy` pattern, if the knowledge base has one). Root causes the knowledge base has
-/// no pattern for are listed in `unanswered`.
-std::vector<Advice> build_advice(const KnowledgeBase& kb, const OutcomeHistory& history,
+/// no pattern for are listed in `unanswered`. Within a pattern, suggestions the optimize loop validated more
+/// often than not (success probability > 0.5) come first, by success probability x mean gain; those that
+/// failed more often than not come last; the others keep the knowledge base's priority order.
+std::vector<Advice> build_advice(const KnowledgeBase& kb, const cann_debug::kb::OutcomeStore& history,
                                  const AdviceInputs& inputs, const AdviceLimits& limits,
                                  std::vector<std::string>& unanswered);
 

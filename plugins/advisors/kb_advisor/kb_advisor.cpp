@@ -10,9 +10,9 @@
 #include <fmt/format.h>
 
 #include "advice_builder.hpp"
+#include "cann_debug/kb_outcomes.hpp"
 #include "cann_debug/messages.hpp"
 #include "knowledge_base.hpp"
-#include "outcome_history.hpp"
 
 namespace cann_debug::plugins {
 namespace {
@@ -54,8 +54,8 @@ Manifest make_manifest() {
        .enum_values = {}},
       {.name = "history",
        .type = OptionType::kString,
-       .description = "JSONL of validated outcomes {suggestion, root_cause, measured_improvement}; "
-                      "\"\" or a file that does not exist yet = priors only",
+       .description = "outcomes the optimize loop measured (cann-debug.kb-outcomes/1 JSON); \"\" or a "
+                      "file that does not exist yet = priors only",
        .default_value = "",
        .required = false,
        .min = {},
@@ -84,7 +84,7 @@ Manifest make_manifest() {
       "# Suggestions for the diagnosis, parameters from the features and config.json.\n"
       "kb_advisor/main:\n"
       "  kb_dir: \"${pipeline_dir}/kb\"\n"
-      "  history: \"\"            # JSONL of validated outcomes, optional\n"
+      "  history: \"\"            # outcomes.json of `cann-debug optimize --feedback`, optional\n"
       "  min_confidence: 0.05\n"
       "  max_root_causes: 3\n";
   return m;
@@ -102,8 +102,9 @@ class KbAdvisor final : public Component {
   void start() override {
     kb_ = kb::load_knowledge_base(kb_dir_);
     if (!history_path_.empty()) {
-      history_ = kb::OutcomeHistory::load(history_path_);
-      host_.logger().info("history {}: {} validated outcomes", history_path_, history_.size());
+      history_ = cann_debug::kb::OutcomeStore::load(history_path_);
+      host_.logger().info("history {}: outcomes of {} suggestions", history_path_,
+                          history_.outcomes().size());
     }
   }
 
@@ -138,7 +139,7 @@ class KbAdvisor final : public Component {
   std::string history_path_;
   kb::AdviceLimits limits_;
   kb::KnowledgeBase kb_;
-  kb::OutcomeHistory history_;
+  cann_debug::kb::OutcomeStore history_;
   std::vector<std::pair<CorrelationKey, Diagnosis>> diagnoses_;
   std::vector<FeatureSet> features_;
   json config_;

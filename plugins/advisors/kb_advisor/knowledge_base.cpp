@@ -178,7 +178,7 @@ void check_patch(const KbNode& node, const SolutionTemplate& t) {
 
 SolutionTemplate parse_template(const KbNode& node, const std::string& id) {
   node.only_keys({"title", "description", "rationale", "config_patch", "code", "risk", "expected_improvement",
-                  "prior_source", "target_metric", "parameters"});
+                  "prior_source", "target_metric", "target_better", "parameters"});
   SolutionTemplate t;
   t.id = id;
   if (node.has("parameters")) {
@@ -219,6 +219,12 @@ SolutionTemplate parse_template(const KbNode& node, const std::string& id) {
     improvement.fail("a relative improvement between 0 and 1");
   t.prior_source = node.child("prior_source").non_empty_string();
   t.target_metric = node.child("target_metric").non_empty_string();
+  if (node.has("target_better")) {
+    const KbNode better = node.child("target_better");
+    t.target_better = better.non_empty_string();
+    if (t.target_better != "lower" && t.target_better != "higher" && t.target_better != "closer_to_zero")
+      better.fail("\"lower\", \"higher\" or \"closer_to_zero\"");
+  }
   return t;
 }
 

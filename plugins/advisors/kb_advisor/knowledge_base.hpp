@@ -55,6 +55,7 @@ struct SolutionTemplate {
   double expected_improvement = 0.0;  // prior: relative improvement of target_metric, 0..1
   std::string prior_source;           // where the prior figure comes from
   std::string target_metric;
+  std::string target_better = "lower";  // which way target_metric improves: lower, higher, closer_to_zero
   std::map<std::string, ParameterSpec> parameters;
 };
 

@@ -83,7 +83,7 @@ std::string describe_evidence(const std::vector<EvidenceRef>& evidence, std::siz
 }
 
 Suggestion render_suggestion(const SolutionTemplate& tpl, const PatternSuggestion& entry,
-                             const MeasuredContext& context, const OutcomeHistory& history) {
+                             const MeasuredContext& context, const cann_debug::kb::OutcomeStore& history) {
   Values values;
   for (const auto& [name, spec] : tpl.parameters) values[name] = resolve_parameter(spec, context);
 
@@ -105,9 +105,20 @@ Suggestion render_suggestion(const SolutionTemplate& tpl, const PatternSuggestio
   s.risk = required_text(tpl, values, tpl.risk);
   s.priority = entry.priority;
   s.target_metric = tpl.target_metric;
-  if (auto measured = history.mean(tpl.id, root_cause)) {
-    s.expected_improvement = *measured;
+  s.target_better = tpl.target_better;
+  const auto run_context = cann_debug::kb::OutcomeContext::of_run(
+      context.config ? *context.config : json(), context.diagnosis ? context.diagnosis->scenario : "");
+  const auto measured = history.find(tpl.id, root_cause, run_context);
+  if (measured && measured->outcome.trials > 0) {
+    const auto& o = measured->outcome;
+    s.expected_improvement = o.mean_gain();
     s.improvement_source = "history";
+    s.history = {{"trials", o.trials},
+                 {"successes", o.successes},
+                 {"success_probability", o.success_probability()},
+                 {"mean_gain", o.mean_gain()},
+                 {"same_context", measured->same_context},
+                 {"context", run_context.describe()}};
   } else {
     s.expected_improvement = entry.expected_improvement.value_or(tpl.expected_improvement);
     s.improvement_source = "prior";

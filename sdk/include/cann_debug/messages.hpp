@@ -178,6 +178,10 @@ struct Suggestion {
   double expected_improvement = 0.0;
   std::string improvement_source;  // "prior" or "history"
   std::string target_metric;
+  std::string target_better;  // which way target_metric improves: "lower", "higher", "closer_to_zero"
+  /// What the optimize loop measured of it (kb-outcomes/1): {trials, successes, success_probability,
+  /// mean_gain, same_context, context}; null when it was never validated.
+  nlohmann::json history;
 };
 struct Advice {
   static constexpr std::string_view type_id = "advice/1";

@@ -110,33 +110,67 @@ TEST(KbAdvisorComponent, ParametersFromFeaturesAndConfigWhicheverArrivesFirst) {
 
 TEST(KbAdvisorComponent, HistoryReplacesThePrior) {
   const auto d = kb::test::diagnosis("training", {{"grad_clip_too_low", 0.9}});
-  const auto out = run(options(kb::test::test_data("kb_minimal"), kb::test::test_data("history_valid.jsonl")),
+  const auto out = run(options(kb::test::test_data("kb_minimal"), kb::test::test_data("history_valid.json")),
                        {{kDiagnosis, diag(d)}});
   ASSERT_EQ(out[0].suggestions.size(), 2u);
-  EXPECT_EQ(out[0].suggestions[0].improvement_source, "history");
-  EXPECT_NEAR(out[0].suggestions[0].expected_improvement, 0.3,
-              1e-12);                                            // mean of 0.2 and 0.4, not lr_too_high's
+  const Suggestion& s = out[0].suggestions[0];
+  EXPECT_EQ(s.id, "grad_clip_too_low/raise_clip");
+  EXPECT_EQ(s.improvement_source, "history");
+  // The run's context (training, nothing else known) has two validated trials, 0.2 and 0.4; the resnet
+  // trial that failed and lr_too_high's outcome are not this context's.
+  EXPECT_NEAR(s.expected_improvement, 0.3, 1e-12);
+  EXPECT_EQ(s.history.at("trials"), 2);
+  EXPECT_EQ(s.history.at("successes"), 2);
+  EXPECT_NEAR(s.history.at("success_probability").get<double>(), 0.75, 1e-12);  // Beta(3, 1)
+  EXPECT_EQ(s.history.at("same_context"), true);
   EXPECT_EQ(out[0].suggestions[1].improvement_source, "prior");  // no outcome recorded for shuffle
+  EXPECT_TRUE(out[0].suggestions[1].history.is_null());
+}
+
+TEST(KbAdvisorComponent, HistoryOfOtherContextsIsPooledWhenTheRunsOwnHasNone) {
+  const auto d = kb::test::diagnosis("training", {{"grad_clip_too_low", 0.9}});
+  RunConfiguration config{"config.json", {{"model", {{"type", "transformer"}}}, {"steps", 100}}};
+  const auto out = run(options(kb::test::test_data("kb_minimal"), kb::test::test_data("history_valid.json")),
+                       {{kDiagnosis, diag(d)}, {kConfig, Envelope::make(CorrelationKey{}, config)}});
+  const Suggestion& s = out[0].suggestions.at(0);
+  EXPECT_EQ(s.improvement_source, "history");
+  EXPECT_EQ(s.history.at("same_context"), false);
+  EXPECT_EQ(s.history.at("trials"), 3);  // the two unknown-model trials and the resnet one
+  EXPECT_NEAR(s.expected_improvement, (0.2 + 0.4 - 0.5) / 3, 1e-12);
+  EXPECT_EQ(s.history.at("context"), "training/transformer/unknown/unknown/1");
+}
+
+TEST(KbAdvisorComponent, ValidatedSuggestionsRankFirstAndFailedOnesLast) {
+  const auto d = kb::test::diagnosis("training", {{"grad_clip_too_low", 0.9}});
+  RunConfiguration config{"config.json", {{"model", {{"type", "mlp"}}}, {"steps", 100}}};
+  auto out = run(options(kb::test::test_data("kb_minimal"), kb::test::test_data("history_ranked.json")),
+                 {{kDiagnosis, diag(d)}, {kConfig, Envelope::make(CorrelationKey{}, config)}});
+  // Without history raise_clip (priority 1) comes first; in mlp runs shuffle validated 3 of 3 times and
+  // raise_clip 0 of 3.
+  EXPECT_EQ(ids(out[0]),
+            (std::vector<std::string>{"grad_clip_too_low/shuffle", "grad_clip_too_low/raise_clip"}));
+  EXPECT_NEAR(out[0].suggestions[0].expected_improvement, 0.6, 1e-12);
+  out = run(options(kb::test::test_data("kb_minimal")), {{kDiagnosis, diag(d)}});
+  EXPECT_EQ(ids(out[0]),
+            (std::vector<std::string>{"grad_clip_too_low/raise_clip", "grad_clip_too_low/shuffle"}));
 }
 
 TEST(KbAdvisorComponent, MissingHistoryFileMeansPriors) {
   const auto d = kb::test::diagnosis("training", {{"grad_clip_too_low", 0.9}});
-  const auto out =
-      run(options(kb::test::test_data("kb_minimal"), kb::test::test_data("no_history_yet.jsonl")),
-          {{kDiagnosis, diag(d)}});
+  const auto out = run(options(kb::test::test_data("kb_minimal"), kb::test::test_data("no_history_yet.json")),
+                       {{kDiagnosis, diag(d)}});
   EXPECT_EQ(out[0].suggestions[0].improvement_source, "prior");
 }
 
-TEST(KbAdvisorComponent, MalformedHistoryNamesFileAndLine) {
+TEST(KbAdvisorComponent, MalformedHistoryNamesFileAndPointer) {
   Harness h(kb_advisor_factory(),
-            options(kb::test::test_data("kb_minimal"), kb::test::test_data("history_malformed.jsonl")));
+            options(kb::test::test_data("kb_minimal"), kb::test::test_data("history_malformed.json")));
   try {
     h.component().start();
     FAIL() << "accepted a malformed history";
   } catch (const std::runtime_error& e) {
-    EXPECT_THAT(
-        e.what(),
-        HasSubstr("history_malformed.jsonl:2: expected \"measured_improvement\" to be a finite number"));
+    EXPECT_THAT(e.what(),
+                HasSubstr("history_malformed.json: at /outcomes/1/gain_sum: expected a finite number"));
   }
 }
 

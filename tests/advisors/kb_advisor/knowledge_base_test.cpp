@@ -57,7 +57,7 @@ bool has_placeholder(const json& j) {
 
 Advice advise(const Diagnosis& d, const std::vector<FeatureSet>& features, const json* config) {
   std::vector<std::string> unanswered;
-  OutcomeHistory history;
+  cann_debug::kb::OutcomeStore history;
   const std::vector<Advice> advice =
       build_advice(shipped(), history, {&d, &features, config}, {0.05, 3}, unanswered);
   EXPECT_TRUE(unanswered.empty());

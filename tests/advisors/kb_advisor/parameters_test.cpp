@@ -36,8 +36,8 @@ std::optional<json> param(const std::string& tpl, const std::string& name,
 TEST(KbAdvisorParameters, ClipThresholdIsOneAndAHalfTimesTheMeasuredMedianNorm) {
   const auto features = std::vector{test::run_features({{"grad_norm.median", 3.37}})};
   const json config = {{"clip_threshold", 0.05}};
-  // 1.5 x 3.37 = 5.055, two significant digits.
-  EXPECT_DOUBLE_EQ(param("raise_clip_threshold", "new_clip", features, &config)->get<double>(), 5.1);
+  // 3 x 3.37 = 10.11, two significant digits.
+  EXPECT_DOUBLE_EQ(param("raise_clip_threshold", "new_clip", features, &config)->get<double>(), 10.0);
 }
 
 TEST(KbAdvisorParameters, FallsBackToConfigThenDefault) {
@@ -149,24 +149,24 @@ TEST(KbAdvisorRendering, RationaleCitesMeasuredValuesAndDropsMissingOnes) {
       std::vector{test::run_features({{"grad_norm.median", 3.37}, {"grad_norm.clip_fraction", 0.98}})};
   const Diagnosis d = test::diagnosis("training", {{"grad_clip_too_low", 0.9}});
   std::vector<std::string> unanswered;
-  const OutcomeHistory history;
+  const cann_debug::kb::OutcomeStore history;
   const Advice a = build_advice(shipped(), history, {&d, &features, nullptr}, {}, unanswered).at(0);
   ASSERT_FALSE(a.suggestions.empty());
   const Suggestion& s = a.suggestions.front();
   EXPECT_EQ(s.id, "grad_clip_too_low/raise_clip_threshold");
-  EXPECT_EQ(s.title, "Raise the gradient-clipping threshold to 5.1");
-  EXPECT_EQ(s.config_patch, json({{"clip_threshold", 5.1}}));
+  EXPECT_EQ(s.title, "Raise the gradient-clipping threshold to 10");
+  EXPECT_EQ(s.config_patch, json({{"clip_threshold", 10.0}}));
   EXPECT_THAT(s.rationale, HasSubstr("98% of the steps were clipped."));
-  EXPECT_THAT(s.rationale, HasSubstr("5.1 is 1.5x the median pre-clip norm"));
+  EXPECT_THAT(s.rationale, HasSubstr("10 is 3x the median pre-clip norm"));
   EXPECT_THAT(s.rationale,
               ::testing::Not(HasSubstr("configured threshold")));  // no config: sentence left out
-  EXPECT_THAT(s.code.at("pytorch"), HasSubstr("max_norm=5.1"));
+  EXPECT_THAT(s.code.at("pytorch"), HasSubstr("max_norm=10"));
 }
 
 TEST(KbAdvisorRendering, UnresolvedWholeValueDropsThePatchKey) {
   const Diagnosis d = test::diagnosis("distributed", {{"load_imbalance", 0.9}});
   std::vector<std::string> unanswered;
-  const OutcomeHistory history;
+  const cann_debug::kb::OutcomeStore history;
   const std::vector<FeatureSet> none;
   const Advice a = build_advice(shipped(), history, {&d, &none, nullptr}, {}, unanswered).at(0);
   ASSERT_FALSE(a.suggestions.empty());

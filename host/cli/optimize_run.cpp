@@ -1,0 +1,332 @@
+#include "optimize_run.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <set>
+
+#include <fmt/format.h>
+
+#include "diagnose_run.hpp"
+
+namespace cann_debug::cli {
+namespace {
+
+namespace fs = std::filesystem;
+using json = nlohmann::json;
+
+/// A feature value as report.json writes it: a number, or "nan" / "inf" / "-inf".
+std::optional<double> feature_number(const json& v) {
+  if (v.is_number()) return v.get<double>();
+  if (v.is_string()) {
+    const std::string s = v.get<std::string>();
+    if (s == "nan") return NAN;
+    if (s == "inf") return INFINITY;
+    if (s == "-inf") return -INFINITY;
+  }
+  return std::nullopt;
+}
+
+/// The value of feature `name` in the report model: the run-scope one first, else the first of any scope.
+std::optional<double> feature_value(const json& report, const std::string& name) {
+  if (!report.is_object() || !report.contains("features") || !report["features"].is_array())
+    return std::nullopt;
+  std::optional<double> any;
+  for (const json& f : report["features"]) {
+    if (!f.is_object() || f.value("name", "") != name) continue;
+    auto v = feature_number(f.value("value", json()));
+    if (!v) continue;
+    if (f.value("scope", "") == "run") return v;
+    if (!any) any = v;
+  }
+  return any;
+}
+
+json number_or_string(double v) {
+  if (std::isfinite(v)) return v;
+  return std::isnan(v) ? json("nan") : json(v > 0 ? "inf" : "-inf");
+}
+
+json optional_number(const std::optional<double>& v) {
+  return v ? number_or_string(*v) : json();
+}
+
+json read_config(const fs::path& dir) {
+  for (const fs::path& p : {dir / "output" / "config.json", dir / "config.json"}) {
+    std::ifstream in(p);
+    if (!in) continue;
+    try {
+      return json::parse(in);
+    } catch (const json::parse_error&) {
+      return json();
+    }
+  }
+  return json();
+}
+
+std::string label_of(const Candidate& c) {
+  return c.is_baseline() ? "baseline" : c.template_id;
+}
+
+}  // namespace
+
+json RunOutcome::to_json() const {
+  json j = {{"repeat", repeat}, {"dir", dir}, {"argv", argv}};
+  if (!plan_error.empty()) {
+    j["error"] = plan_error;
+    return j;
+  }
+  j["started"] = sandbox.started;
+  j["exit_code"] = sandbox.exit_code;
+  j["ended"] = sandbox.describe();
+  j["timed_out"] = sandbox.timed_out;
+  j["left_processes"] = sandbox.left_processes;
+  j["elapsed_s"] = sandbox.elapsed_s;
+  j["stdout"] = sandbox.stdout_log;
+  j["stderr"] = sandbox.stderr_log;
+  if (!sandbox.ok() && !sandbox.stderr_tail.empty()) j["stderr_tail"] = sandbox.stderr_tail;
+  j["diagnosed"] = diagnosed;
+  if (!diagnose_error.empty()) j["diagnose_error"] = diagnose_error;
+  if (diagnosed) {
+    j["diagnosis"] = {
+        {"top_cause", top_cause}, {"confidence", top_confidence}, {"root_causes", named_causes}};
+  }
+  json m = json::object();
+  for (const auto& [name, value] : metrics) m[name] = number_or_string(value);
+  j["metrics"] = m;
+  return j;
+}
+
+json CandidateResult::to_json() const {
+  const Candidate& c = candidate;
+  json j = {{"id", c.id},
+            {"root_cause", c.root_cause},
+            {"template", c.template_id},
+            {"title", c.title},
+            {"patch", c.patch},
+            {"passed_keys", c.passed_keys},
+            {"unpassed_keys", c.unpassed_keys},
+            {"expected_improvement", c.expected_improvement},
+            {"improvement_source", c.improvement_source},
+            {"target_metric", c.target_metric},
+            {"target_better", std::string(better_name(c.better))},
+            {"applicable", c.applicable}};
+  if (!c.applicable) {
+    j["reason"] = c.reason;
+    j["validated"] = false;
+    j["runs"] = json::array();
+    return j;
+  }
+  j["baseline_value"] = optional_number(baseline_value);
+  j["improvements"] = improvements;
+  j["measured_improvement"] = measured.n ? json(measured.mean) : json();
+  j["interval"] = measured.low ? json::array({*measured.low, *measured.high}) : json();
+  j["median_improvement"] = measured.n ? json(median_improvement) : json();
+  j["p_value"] = p_value;
+  j["validated"] = validated;
+  j["root_cause_gone"] = root_cause_gone;
+  j["verdict"] = verdict;
+  json r = json::array();
+  for (const auto& run : runs) r.push_back(run.to_json());
+  j["runs"] = r;
+  return j;
+}
+
+const CandidateResult* OptimizeResult::best() const {
+  const CandidateResult* best = nullptr;
+  for (const auto& s : suggestions)
+    if (s.validated && (!best || s.median_improvement > best->median_improvement)) best = &s;
+  return best;
+}
+
+OptimizeResult run_optimize(const GlobalOptions& g, const std::vector<Candidate>& candidates,
+                            const WorkloadInterface& workload, const OptimizeSettings& settings,
+                            const OptimizeProgress& progress, const std::function<bool()>& stop) {
+  OptimizeResult result;
+  std::vector<const Candidate*> runnable;
+  for (const auto& c : candidates) {
+    if (c.is_baseline()) {
+      runnable.insert(runnable.begin(), &c);
+    } else {
+      result.suggestions.push_back({c});
+      if (c.applicable) runnable.push_back(&c);
+    }
+  }
+  std::set<std::string> metric_names;
+  for (const auto* c : runnable)
+    if (!c->is_baseline()) metric_names.insert(c->target_metric);
+  auto result_of = [&](const Candidate* c) -> std::vector<RunOutcome>& {
+    if (c->is_baseline()) return result.baseline;
+    for (auto& s : result.suggestions)
+      if (s.candidate.id == c->id) return s.runs;
+    throw std::logic_error("optimize: no result slot for " + c->id);
+  };
+
+  const std::size_t total = runnable.size() * static_cast<std::size_t>(settings.repeats);
+  std::size_t index = 0;
+  for (int repeat = 1; repeat <= settings.repeats && !result.interrupted; ++repeat) {
+    for (std::size_t k = 0; k < runnable.size() && !result.interrupted; ++k) {
+      const Candidate* c = runnable[k];
+      ++index;
+      RunOutcome run;
+      run.repeat = repeat;
+      run.dir = (fs::path(settings.work_dir) / fmt::format("{:02}-{}-r{}", k, label_of(*c), repeat)).string();
+      if (progress.started)
+        progress.started(index, total, fmt::format("{} #{}", c->is_baseline() ? "baseline" : c->id, repeat));
+      try {
+        fs::create_directories(run.dir);
+        RunInvocation inv = invocation_of(*c, workload, run.dir, repeat);
+        run.argv = inv.argv;
+        SandboxSpec spec{inv.argv,           inv.env,         run.dir,
+                         settings.timeout_s, settings.limits, settings.max_log_bytes};
+        if (!std::getenv("PYTHONUNBUFFERED")) spec.env.emplace_back("PYTHONUNBUFFERED", "1");
+        spec.env.emplace_back("CANN_DEBUG_RUN_DIR", (fs::path(run.dir) / "output").string());
+        auto last_tick = std::chrono::steady_clock::now();
+        const auto began = last_tick;
+        run.sandbox = run_in_sandbox(spec, [&] {
+          const auto now = std::chrono::steady_clock::now();
+          if (progress.running && now - last_tick >= std::chrono::seconds(1)) {
+            last_tick = now;
+            progress.running(std::chrono::duration<double>(now - began).count());
+          }
+          if (stop && stop()) {
+            result.interrupted = true;
+            return true;
+          }
+          return false;
+        });
+      } catch (const std::exception& e) {
+        run.plan_error = e.what();
+      }
+      if (run.plan_error.empty() && run.sandbox.ok()) {
+        // The workload's own output folder when it wrote one, else its sandbox (stdout.log is a log too).
+        const fs::path output = fs::path(run.dir) / "output";
+        const bool wrote_output = fs::exists(output) && !fs::is_empty(output);
+        DiagnoseRequest request;
+        request.input = wrote_output ? output.string() : run.dir;
+        request.scenario = settings.scenario.empty() ? "auto" : settings.scenario;
+        request.report_model = true;
+        const DiagnoseResult d = diagnose_folder(g, request);
+        if (d.rc != kOk) {
+          run.diagnose_error = d.error;
+        } else {
+          run.diagnosed = true;
+          const json& causes = d.document["root_causes"];
+          if (!causes.empty()) {
+            run.top_cause = causes[0].value("id", "");
+            run.top_confidence = causes[0].value("confidence", 0.0);
+          }
+          for (const json& rc : causes) run.named_causes[rc.value("id", "")] = rc.value("confidence", 0.0);
+          for (const auto& name : metric_names)
+            if (auto v = feature_value(d.report, name)) run.metrics[name] = *v;
+        }
+        run.context_config = read_config(run.dir);
+      }
+      if (progress.finished) progress.finished(run);
+      result_of(c).push_back(std::move(run));
+    }
+  }
+
+  // Measure each suggestion against the baseline run of the same repeat.
+  for (auto& s : result.suggestions) {
+    if (!s.candidate.applicable) continue;
+    const std::string& metric = s.candidate.target_metric;
+    std::vector<double> base_values;
+    for (const auto& b : result.baseline)
+      if (auto it = b.metrics.find(metric); it != b.metrics.end()) base_values.push_back(it->second);
+    if (!base_values.empty()) {
+      double sum = 0;
+      for (double v : base_values) sum += v;
+      s.baseline_value = sum / static_cast<double>(base_values.size());
+    }
+    bool all_ok = !s.runs.empty();
+    bool cause_named = false;
+    // The cause's mean confidence in the baseline's re-diagnoses (0 where not named).
+    double base_confidence = 0.0;
+    std::size_t base_diagnosed = 0;
+    for (const auto& b : result.baseline) {
+      if (!b.diagnosed) continue;
+      ++base_diagnosed;
+      if (auto it = b.named_causes.find(s.candidate.root_cause); it != b.named_causes.end())
+        base_confidence += it->second;
+    }
+    if (base_diagnosed) base_confidence /= static_cast<double>(base_diagnosed);
+    double run_confidence = 0.0;
+    std::size_t runs_diagnosed = 0;
+    for (const auto& run : s.runs) {
+      all_ok = all_ok && run.ok();
+      if (run.diagnosed) {
+        ++runs_diagnosed;
+        const auto it = run.named_causes.find(s.candidate.root_cause);
+        run_confidence += it == run.named_causes.end() ? 0.0 : it->second;
+        if (run.top_cause == s.candidate.root_cause) cause_named = true;
+      }
+      const RunOutcome* base = nullptr;
+      for (const auto& b : result.baseline)
+        if (b.repeat == run.repeat) base = &b;
+      if (!base) continue;
+      auto bv = base->metrics.find(metric);
+      auto cv = run.metrics.find(metric);
+      if (bv == base->metrics.end() || cv == run.metrics.end()) continue;
+      s.improvements.push_back(relative_improvement(bv->second, cv->second, s.candidate.better));
+    }
+    s.measured = estimate(s.improvements);
+    s.median_improvement = s.improvements.empty() ? 0.0 : median(s.improvements);
+    std::vector<double> base_metric, cand_metric;
+    for (const auto& b : result.baseline)
+      if (auto it = b.metrics.find(metric); it != b.metrics.end()) base_metric.push_back(it->second);
+    for (const auto& run : s.runs)
+      if (auto it = run.metrics.find(metric); it != run.metrics.end()) cand_metric.push_back(it->second);
+    s.p_value = mann_whitney_p(base_metric, cand_metric, s.candidate.better);
+    bool diagnosed_all = !s.runs.empty();
+    for (const auto& run : s.runs) diagnosed_all = diagnosed_all && run.diagnosed;
+    if (runs_diagnosed) run_confidence /= static_cast<double>(runs_diagnosed);
+    if (run_confidence > 0 && run_confidence > 0.5 * base_confidence) cause_named = true;
+    s.root_cause_gone = diagnosed_all && !cause_named;
+    const std::size_t wanted = static_cast<std::size_t>(settings.repeats);
+    const double weakest =
+        s.improvements.empty() ? 0.0 : *std::min_element(s.improvements.begin(), s.improvements.end());
+    if (!all_ok) {
+      std::string why;
+      for (const auto& run : s.runs)
+        if (!run.ok()) {
+          why = !run.plan_error.empty() ? run.plan_error
+                : !run.sandbox.ok()     ? "the workload " + run.sandbox.describe()
+                                        : "its output could not be diagnosed: " + run.diagnose_error;
+          break;
+        }
+      s.verdict = fmt::format("not validated: {}", why.empty() ? "it did not run" : why);
+    } else if (s.improvements.size() < wanted) {
+      s.verdict =
+          fmt::format("not validated: {} was measured in {} of {} repeats (the baseline or the run lacks it)",
+                      metric, s.improvements.size(), wanted);
+    } else if (s.median_improvement < settings.min_gain) {
+      s.verdict =
+          fmt::format("not validated: {} improved by {:.1f}% (median of {} repeats; at least {:.0f}% needed)",
+                      metric, 100 * s.median_improvement, wanted, 100 * settings.min_gain);
+    } else if (wanted >= 3 && s.p_value > settings.alpha) {
+      s.verdict = fmt::format(
+          "not validated: {} improved by {:.1f}% (median), but its runs are not reliably better than the "
+          "baseline's "
+          "(Mann-Whitney p = {:.3f} > {})",
+          metric, 100 * s.median_improvement, s.p_value, settings.alpha);
+    } else if (wanted < 3 && weakest < settings.min_gain) {
+      s.verdict = fmt::format(
+          "not validated: {} improved by {:.1f}% in one repeat of {} (with fewer than 3 repeats every repeat "
+          "must "
+          "improve by {:.0f}%)",
+          metric, 100 * weakest, wanted, 100 * settings.min_gain);
+    } else {
+      s.validated = true;
+      s.verdict = fmt::format("validated: {} improved by {:.1f}% (median of {} repeats{})", metric,
+                              100 * s.median_improvement, wanted,
+                              wanted >= 3 ? fmt::format("; Mann-Whitney p = {:.3f}", s.p_value)
+                                          : std::string("; every repeat improved"));
+    }
+  }
+  return result;
+}
+
+}  // namespace cann_debug::cli

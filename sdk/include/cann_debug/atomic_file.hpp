@@ -1,0 +1,15 @@
+// Replacing a file so that a reader sees either the old content or the new, never half of either: the bytes
+// go to a temporary file beside it (PATH.tmp.<pid>), which is then renamed over PATH. An existing file keeps
+// its permissions.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+namespace cann_debug {
+
+/// Throws std::runtime_error naming the file when it cannot be written or replaced (the temporary file is
+/// removed then).
+void write_file_atomically(const std::string& path, std::string_view bytes);
+
+}  // namespace cann_debug
