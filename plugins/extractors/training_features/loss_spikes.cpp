@@ -16,8 +16,13 @@ constexpr std::size_t kMinRows = 10;
 constexpr double kRise = 0.10;
 // ...and at least five step-to-step noise sigmas, so that the noise of small batches is not a spike.
 constexpr double kNoiseSigmas = 5.0;
-// It has ended when the loss is back within 5% of the level before it.
+// It has ended when the loss is back within 5% of the level before it, or within two noise sigmas of it
+// where a step's noise is larger than that (a small batch's loss after one hard batch).
 constexpr double kBackMargin = 0.05;
+constexpr double kBackSigmas = 2.0;
+// The local noise: the step-to-step differences of the last 50 normal losses, when there are at least 10.
+constexpr std::size_t kNoiseWindow = 50;
+constexpr std::size_t kMinNoiseDiffs = 10;
 // The level before a spike: the median of the last normal losses, at least 3 and at most 25 of them (a
 // fiftieth of the run in between).
 constexpr std::size_t kMinBaseWindow = 3;
@@ -84,29 +89,60 @@ std::vector<LossSpike> find_loss_spikes(const std::vector<LogRow>& rows) {
     if (rows[i].loss) at.push_back(i);
   std::vector<LossSpike> spikes;
   if (at.size() < kMinRows) return spikes;
-  std::vector<double> diffs;
+  // The noise of one step: the spread of step-to-step differences (two noisy values each) over sqrt(2),
+  // relative to the level (differences of log losses) when every loss is positive, over the whole run and
+  // over the last normal losses before a candidate spike, whichever is larger. Minibatch noise scales with
+  // the loss and changes along a run: a small-batch run that fell from 2.3 to 0.5 jumps from 0.57 to 0.89 on
+  // one hard batch as easily as it moved by 0.01 while it sat at chance level, and one spread for the whole
+  // run (in absolute terms, or dominated by the calm start) would call that a spike.
+  std::vector<double> diffs, log_diffs;
+  bool positive = true;
   for (std::size_t k = 1; k < at.size(); ++k) {
     const double a = *rows[at[k - 1]].loss, b = *rows[at[k]].loss;
-    if (std::isfinite(a) && std::isfinite(b)) diffs.push_back(b - a);
+    if (!std::isfinite(a) || !std::isfinite(b)) continue;
+    diffs.push_back(b - a);
+    positive = positive && a > 0.0 && b > 0.0;
+    if (positive) log_diffs.push_back(std::log(b) - std::log(a));
   }
   if (diffs.size() < kMinRows / 2) return spikes;
-  // The noise of one step: the spread of step-to-step differences (two noisy values each) over sqrt(2).
-  const double sigma = robust_sigma(diffs) / std::sqrt(2.0);
+  const double run_sigma = robust_sigma(positive ? log_diffs : diffs) / std::sqrt(2.0);
+  std::vector<double> normal;  // the losses outside spikes, in order
+  // The noise before a candidate spike: the run's, or that of the last kNoiseWindow normal losses if larger.
+  auto local_sigma = [&] {
+    if (normal.size() < kMinNoiseDiffs + 1) return run_sigma;
+    const std::size_t from = normal.size() > kNoiseWindow ? normal.size() - kNoiseWindow : 0;
+    std::vector<double> recent;
+    for (std::size_t i = from + 1; i < normal.size(); ++i)
+      recent.push_back(positive ? std::log(normal[i]) - std::log(normal[i - 1]) : normal[i] - normal[i - 1]);
+    return std::max(run_sigma, robust_sigma(recent) / std::sqrt(2.0));
+  };
+  // How many noise sigmas `v` lies above `base`.
+  auto sigmas_above = [&](double v, double base, double sigma) {
+    const double rise = positive ? std::log(v / base) : v - base;
+    return sigma > 0.0 ? rise / sigma : (rise > 0.0 ? std::numeric_limits<double>::infinity() : 0.0);
+  };
+  // The loss a spike has to come back under.
+  auto back_under = [&](double base, double sigma) {
+    const double margin = positive ? std::max(kBackMargin, std::exp(kBackSigmas * sigma) - 1.0) : kBackMargin;
+    return base * (1.0 + margin);
+  };
   const std::size_t window = std::clamp(at.size() / 50, kMinBaseWindow, kMaxBaseWindow);
   const std::size_t warm_end =
       std::max(warmup_end(rows), static_cast<std::size_t>(kWarmupShare * static_cast<double>(rows.size())));
 
-  std::vector<double> normal;  // the losses outside spikes, in order
   std::size_t k = 0;
   while (k < at.size()) {
     const double v = *rows[at[k]].loss;
     bool spike = false;
     double base = 0.0;
+    double sigma = run_sigma;
     if (!normal.empty()) {
       const std::size_t from = normal.size() > window ? normal.size() - window : 0;
       base = median(std::vector<double>(normal.begin() + static_cast<std::ptrdiff_t>(from), normal.end()));
-      spike =
-          base > 0.0 && (!std::isfinite(v) || (v > base * (1.0 + kRise) && v - base > kNoiseSigmas * sigma));
+      // The local noise is measured only for a loss that rose far enough to be a candidate.
+      if (base > 0.0 && std::isfinite(v) && v > base * (1.0 + kRise)) sigma = local_sigma();
+      spike = base > 0.0 && (!std::isfinite(v) ||
+                             (v > base * (1.0 + kRise) && sigmas_above(v, base, sigma) > kNoiseSigmas));
     }
     if (!spike) {
       if (std::isfinite(v)) normal.push_back(v);
@@ -121,7 +157,7 @@ std::vector<LossSpike> find_loss_spikes(const std::vector<LogRow>& rows) {
     std::size_t j = k + 1;
     for (; j < at.size(); ++j) {
       const double x = *rows[at[j]].loss;
-      if (std::isfinite(x) && x <= base * (1.0 + kBackMargin)) break;
+      if (std::isfinite(x) && x <= back_under(base, sigma)) break;
       const double h = std::isfinite(x) ? x : std::numeric_limits<double>::infinity();
       if (h > peak) peak = h, s.peak = at[j];
     }

@@ -94,6 +94,42 @@ TEST(AtScaleFeatures, ARecoveredSpikeIsMeasuredAndCutOutOfTheCurveFeatures) {
   EXPECT_LT(value_of(spiky, "loss.peak_over_first"), 1.0);
 }
 
+/// A small-batch run: at chance level (2.3, calm) for 40 steps, then learning down to about 0.5, with
+/// minibatch noise proportional to the level (a log-normal factor of spread 0.15, one hard batch of 1.6x in
+/// about every 25 steps).
+std::vector<json> small_batch_run(int steps) {
+  std::vector<json> rows;
+  unsigned x = 777;
+  auto uniform = [&x] {
+    x = x * 1103515245u + 12345u;
+    return static_cast<double>((x >> 8) & 0xffff) / 65536.0;
+  };
+  for (int i = 1; i <= steps; ++i) {
+    const double level = i <= 40 ? 2.3 : 0.5 + 1.8 * std::exp(-(i - 40) / 60.0);
+    const double spread = i <= 40 ? 0.005 : 0.15;
+    // The sum of three uniforms: roughly normal, mean 1.5, sd 0.5.
+    const double z = (uniform() + uniform() + uniform() - 1.5) / 0.5;
+    const double hard = i > 40 && uniform() < 0.04 ? 1.6 : 1.0;
+    rows.push_back(train_row(i, level * std::exp(spread * z) * hard));
+  }
+  return rows;
+}
+
+TEST(AtScaleFeatures, MinibatchNoiseProportionalToTheLevelIsNotASpike) {
+  // The noise is measured relative to the level and near the candidate: the calm start does not make the
+  // later noise of the same size look like spikes (it did with one absolute spread for the whole run).
+  const FeatureSet set = run_extractor({{kRecordsPort, records_of(small_batch_run(600))}});
+  EXPECT_DOUBLE_EQ(value_of(set, "loss.spike_count"), 0.0);
+  EXPECT_DOUBLE_EQ(value_of(set, "loss.spike_max_height"), 0.0);
+  // A real instability in the same run still is one: the loss triples for six steps and comes back.
+  std::vector<json> rows = small_batch_run(600);
+  for (int i = 400; i < 406; ++i) rows[static_cast<std::size_t>(i - 1)]["loss"] = 3.0 * 0.55;
+  const FeatureSet spiky = run_extractor({{kRecordsPort, records_of(rows)}});
+  EXPECT_DOUBLE_EQ(value_of(spiky, "loss.spike_count"), 1.0);
+  EXPECT_GT(value_of(spiky, "loss.spike_max_height"), 1.5);
+  EXPECT_DOUBLE_EQ(value_of(spiky, "loss.spike_start_step"), 400.0);
+}
+
 TEST(AtScaleFeatures, AOneStepJumpIsAMinorSpikeNotASpike) {
   std::vector<json> rows = smooth_run(200);
   rows[119]["loss"] = 2.0 * curve(120);  // one hard batch
