@@ -95,6 +95,26 @@ std::string pct(double v) {
   return fmt::format("{:+.1f}%", 100 * v);
 }
 
+/// An argv as a person would type it: words with blanks or shell characters in single quotes (display only:
+/// the workload itself never goes through a shell).
+std::string display_command(const std::vector<std::string>& argv) {
+  std::string out;
+  for (const auto& arg : argv) {
+    if (!out.empty()) out += ' ';
+    const bool plain = !arg.empty() && arg.find_first_not_of(
+                                           "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                                           "0123456789_-./=:,+@%") == std::string::npos;
+    if (plain) {
+      out += arg;
+      continue;
+    }
+    out += '\'';
+    for (char c : arg) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+    out += '\'';
+  }
+  return out;
+}
+
 void print_text(const json& doc) {
   fmt::print("Workload: {}\n", doc["workload"].get<std::string>());
   fmt::print("Diagnosis: {} ({} scenario); {} repeat(s) each, interleaved; runs in {}\n",
@@ -306,7 +326,7 @@ int optimize(const GlobalOptions& g, const OptimizeArgs& a) {
       for (const auto& p : plan) {
         fmt::print("{}: ", p["id"].get<std::string>());
         if (p.contains("argv"))
-          fmt::print("{}\n", fmt::join(p["argv"].get<std::vector<std::string>>(), " "));
+          fmt::print("{}\n", display_command(p["argv"].get<std::vector<std::string>>()));
         else
           fmt::print("{}\n", p.contains("error") ? p["error"].get<std::string>()
                                                  : "not tried: " + p.value("reason", ""));
