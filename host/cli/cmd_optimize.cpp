@@ -144,8 +144,9 @@ void print_text(const json& doc) {
                                 pct(s["interval"][1].get<double>()));
       measured += fmt::format(", {} median", pct(s["median_improvement"].get<double>()));
     }
-    fmt::print("  {}: expected {} ({}), measured {}\n", s.value("target_metric", ""), expected,
-               s.value("improvement_source", "prior"), measured);
+    const std::string source = s.value("improvement_source", "");
+    fmt::print("  {}: expected {}{}, measured {}\n", s.value("target_metric", ""), expected,
+               source.empty() ? "" : " (" + source + ")", measured);
     fmt::print("  {}; {} {} in the re-diagnosis\n", s.value("verdict", ""), s.value("root_cause", ""),
                s.value("root_cause_gone", false) ? "gone" : "still named");
     for (const auto& r : s["runs"])

@@ -284,7 +284,11 @@ OptimizeResult run_optimize(const GlobalOptions& g, const std::vector<Candidate>
     for (const auto& run : s.runs) diagnosed_all = diagnosed_all && run.diagnosed;
     if (runs_diagnosed) run_confidence /= static_cast<double>(runs_diagnosed);
     if (run_confidence > 0 && run_confidence > 0.5 * base_confidence) cause_named = true;
-    s.root_cause_gone = diagnosed_all && !cause_named;
+    // Gone only where the runs gave the evidence: a run whose output could not be read for the target metric
+    // is diagnosed from nothing, and "healthy" from nothing says nothing.
+    bool measured_all = !s.runs.empty();
+    for (const auto& run : s.runs) measured_all = measured_all && run.metrics.contains(metric);
+    s.root_cause_gone = diagnosed_all && measured_all && !cause_named;
     const std::size_t wanted = static_cast<std::size_t>(settings.repeats);
     const double weakest =
         s.improvements.empty() ? 0.0 : *std::min_element(s.improvements.begin(), s.improvements.end());
@@ -299,9 +303,15 @@ OptimizeResult run_optimize(const GlobalOptions& g, const std::vector<Candidate>
         }
       s.verdict = fmt::format("not validated: {}", why.empty() ? "it did not run" : why);
     } else if (s.improvements.size() < wanted) {
-      s.verdict =
-          fmt::format("not validated: {} was measured in {} of {} repeats (the baseline or the run lacks it)",
-                      metric, s.improvements.size(), wanted);
+      // Name the side whose output lacked the metric, and a run folder to look at.
+      const RunOutcome* lacking = nullptr;
+      for (const auto& run : s.runs)
+        if (!run.metrics.contains(metric)) lacking = lacking ? lacking : &run;
+      const std::string side = lacking
+                                   ? fmt::format("its runs' output does not hold it (see {})", lacking->dir)
+                                   : std::string("the baseline's runs' output does not hold it");
+      s.verdict = fmt::format("not validated: {} was measured in {} of {} repeats: {}", metric,
+                              s.improvements.size(), wanted, side);
     } else if (s.median_improvement < settings.min_gain) {
       s.verdict =
           fmt::format("not validated: {} improved by {:.1f}% (median of {} repeats; at least {:.0f}% needed)",

@@ -187,9 +187,13 @@ TEST_F(OptimizeCli, MisbehavingWorkloadsAreReportedAndNothingIsApplied) {
   EXPECT_EQ(suggestion(doc, "crashes")["runs"][0]["stderr_tail"], "about to crash");
   EXPECT_THAT(suggestion(doc, "forks")["runs"][0]["ended"].get<std::string>(),
               HasSubstr("left processes running"));
+  // Garbage output still gets a diagnosis (of nothing): no target metric, so neither validated nor "gone".
   const json& garbage = suggestion(doc, "garbage");
   EXPECT_EQ(garbage["validated"], false);
-  EXPECT_THAT(garbage["verdict"].get<std::string>(), HasSubstr("not validated"));
+  EXPECT_EQ(garbage["root_cause_gone"], false);
+  EXPECT_THAT(
+      garbage["verdict"].get<std::string>(),
+      HasSubstr("loss.final_over_initial was measured in 0 of 1 repeats: its runs' output does not hold it"));
   for (const auto& s : doc["suggestions"]) EXPECT_EQ(s["validated"], false) << s["template"];
   EXPECT_THAT(child_->err(), HasSubstr("no suggestion was validated"));
   // Nothing helped: the problem is registered with what was tried.
