@@ -362,9 +362,20 @@ int optimize(const GlobalOptions& g, const OptimizeArgs& a) {
     return kOk;
   }
 
-  if (applicable == 0)
-    fmt::print(stderr, "optimize: no suggestion of {} can be given to the workload; only the baseline runs\n",
-               a.diagnosis);
+  if (applicable == 0) {
+    // Nothing to compare the baseline with: say why for each suggestion and run nothing.
+    if (candidates.size() == 1)
+      fmt::print(
+          stderr,
+          "optimize: {} has no suggestions (a healthy run, or no pattern for its cause): nothing to try\n",
+          a.diagnosis);
+    else
+      fmt::print(stderr, "optimize: the workload can take none of the suggestions of {}:\n", a.diagnosis);
+    for (const auto& c : candidates)
+      if (!c.is_baseline()) fmt::print(stderr, "  {}: {}\n", c.id, c.reason);
+    if (remove_work) fs::remove_all(settings.work_dir);
+    return a.apply.empty() ? kOk : kRunFailed;
+  }
   const bool tty = ::isatty(STDERR_FILENO);
   OptimizeProgress progress;
   std::string current;

@@ -217,6 +217,20 @@ TEST_F(OptimizeCli, AValueWithShellMetacharactersArrivesAsOneLiteralArgument) {
   }
 }
 
+TEST_F(OptimizeCli, NothingRunsWhenTheWorkloadCanTakeNoSuggestion) {
+  // The report's own suggestions patch lr, lr_schedule and clip_threshold; this template takes none of them.
+  const std::string fixed =
+      fmt::format("/bin/sh {} auto 1.2 {{output}} {}", (kSource / "tests/data/optimize/workload.sh").string(),
+                  (kSource / "samples").string());
+  EXPECT_EQ(run({"optimize", "--diagnosis", (scratch_ / "diag/report.json").string(), "--workload", fixed,
+                 "--sandbox-validate", "--work", (scratch_ / "runs").string()}),
+            0);
+  EXPECT_THAT(child_->err(), HasSubstr("the workload can take none of the suggestions"));
+  EXPECT_THAT(child_->err(),
+              HasSubstr("lr_too_high/lower_learning_rate: the workload takes none of its keys"));
+  EXPECT_FALSE(fs::exists(scratch_ / "runs/00-baseline-r1"));
+}
+
 TEST_F(OptimizeCli, TheBaselineFailingIsAnErrorThatSaysWhy) {
   const fs::path diagnosis = diagnosis_with({{"fix", {{"mode", "fixed"}}}});
   const json doc =
