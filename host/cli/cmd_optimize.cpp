@@ -449,8 +449,8 @@ int optimize(const GlobalOptions& g, const OptimizeArgs& a) {
   // Feedback: every suggestion that ran, and the problem when none helped.
   if (a.feedback && baseline_ok && !result.interrupted) {
     const std::string path = a.kb_outcomes.empty() ? default_kb_outcomes_path() : a.kb_outcomes;
-    const auto context =
-        kb::OutcomeContext::of_run(result.baseline.front().context_config, settings.scenario);
+    const auto context = kb::OutcomeContext::of_run(
+        RunConfiguration{"", result.baseline.front().context_config}, settings.scenario);
     const std::string now = kb::utc_now_iso8601();
     json fb = {{"outcomes", path}, {"context", context.describe()}, {"recorded", json::array()}};
     try {

@@ -72,21 +72,6 @@ OutcomeContext parse_context(const json& v, const std::string& file, const std::
   return c;
 }
 
-std::string config_string(const json& config, std::initializer_list<const char*> path) {
-  const json* node = &config;
-  for (const char* part : path) {
-    if (!node->is_object() || !node->contains(part)) return {};
-    node = &(*node)[part];
-  }
-  if (node->is_string()) return node->get<std::string>();
-  return {};
-}
-
-std::optional<double> config_number(const json& config, const char* key) {
-  if (!config.is_object() || !config.contains(key) || !config[key].is_number()) return std::nullopt;
-  return config[key].get<double>();
-}
-
 std::string scale_of(double ranks) {
   if (ranks <= 1) return "1";
   if (ranks <= 8) return "2-8";
@@ -127,37 +112,35 @@ class FileLock {
 
 }  // namespace
 
-OutcomeContext OutcomeContext::of_run(const json& config, std::string_view scenario) {
+OutcomeContext OutcomeContext::of_run(const RunConfiguration& config, std::string_view scenario) {
   OutcomeContext c;
   if (!scenario.empty()) c.scenario = std::string(scenario);
-  if (!config.is_object()) return c;
-  for (auto path : {std::initializer_list<const char*>{"model", "type"}, {"model", "name"}, {"model_type"}}) {
-    if (auto s = config_string(config, path); !s.empty()) {
-      c.model = lower(s);
+  for (const char* key : {"model", "model.type", "model.name", "model_type"}) {
+    if (auto s = config.text(key); s && !s->empty()) {
+      c.model = lower(*s);
       break;
     }
   }
-  if (config.contains("model") && config["model"].is_string())
-    c.model = lower(config["model"].get<std::string>());
   for (const char* key : {"hardware", "device", "device_type"}) {
-    const std::string s = lower(config_string(config, {key}));
-    if (s.empty()) continue;
+    const auto text = config.text(key);
+    if (!text || text->empty()) continue;
+    const std::string s = lower(*text);
     c.hardware = s.starts_with("cuda") || s.starts_with("gpu")     ? "gpu"
                  : s.starts_with("npu") || s.starts_with("ascend") ? "npu"
                  : s.starts_with("cpu")                            ? "cpu"
                                                                    : s;
     break;
   }
-  if (auto s = lower(config_string(config, {"framework"})); !s.empty()) c.framework = s;
+  if (auto s = config.text("framework"); s && !s->empty()) c.framework = lower(*s);
   for (const char* key : {"world_size", "ranks", "num_ranks"}) {
-    if (auto n = config_number(config, key)) {
+    if (auto n = config.number(key)) {
       c.scale = scale_of(*n);
       break;
     }
   }
   // A single-process training or serving run says so by having no world size.
   if (c.scale == "unknown" && (c.scenario == "training" || c.scenario == "inference") &&
-      (config.contains("steps") || config.contains("batch_size")))
+      (config.find("steps") || config.find("batch_size")))
     c.scale = "1";
   return c;
 }

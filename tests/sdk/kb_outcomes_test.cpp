@@ -44,20 +44,24 @@ class Outcomes : public ::testing::Test {
   std::string path_;
 };
 
+/// The context of a run configured as `config` (config.json) in `scenario`.
+OutcomeContext context_of(const json& config, std::string_view scenario) {
+  return OutcomeContext::of_run(RunConfiguration{"config.json", config}, scenario);
+}
+
 OutcomeContext mlp() {
-  return OutcomeContext::of_run(json::parse(R"({"model": {"type": "MLP"}, "steps": 100})"), "training");
+  return context_of(json::parse(R"({"model": {"type": "MLP"}, "steps": 100})"), "training");
 }
 
 TEST(OutcomeContext, IsReadFromTheRunsConfig) {
   EXPECT_EQ(mlp().describe(), "training/mlp/unknown/unknown/1");
-  const auto c = OutcomeContext::of_run(
+  const auto c = context_of(
       json::parse(
           R"({"model": {"name": "gpt"}, "device": "cuda:0", "framework": "PyTorch", "world_size": 16})"),
       "distributed");
   EXPECT_EQ(c.describe(), "distributed/gpt/gpu/pytorch/9-64");
-  EXPECT_EQ(OutcomeContext::of_run(json(), "inference").describe(),
-            "inference/unknown/unknown/unknown/unknown");
-  EXPECT_EQ(OutcomeContext::of_run(json::parse(R"({"device": "npu:3", "world_size": 2048})"), "").describe(),
+  EXPECT_EQ(context_of(json(), "inference").describe(), "inference/unknown/unknown/unknown/unknown");
+  EXPECT_EQ(context_of(json::parse(R"({"device": "npu:3", "world_size": 2048})"), "").describe(),
             "unknown/unknown/npu/unknown/>1024");
 }
 
@@ -94,11 +98,10 @@ TEST_F(Outcomes, TrialsUpdateABetaPosteriorAndTheMeanGain) {
 }
 
 TEST_F(Outcomes, OtherContextsArePooledWhenTheRunsOwnHasNone) {
-  const auto resnet =
-      OutcomeContext::of_run(json::parse(R"({"model": {"type": "resnet"}, "steps": 9})"), "training");
+  const auto resnet = context_of(json::parse(R"({"model": {"type": "resnet"}, "steps": 9})"), "training");
   OutcomeStore store;
   store.record("s", "c", resnet, true, 0.2, "t");
-  store.record("s", "c", OutcomeContext::of_run(json(), "training"), false, -0.1, "t");
+  store.record("s", "c", context_of(json(), "training"), false, -0.1, "t");
   const auto m = store.find("s", "c", mlp());
   ASSERT_TRUE(m);
   EXPECT_FALSE(m->same_context);

@@ -51,7 +51,10 @@ std::vector<Advice> build_advice(const KnowledgeBase& kb, const cann_debug::kb::
                                  const AdviceInputs& inputs, const AdviceLimits& limits,
                                  std::vector<std::string>& unanswered) {
   const Diagnosis& diagnosis = *inputs.diagnosis;
-  MeasuredContext context{inputs.features, inputs.config, &diagnosis, nullptr};
+  // The run's context is the same for every suggestion: told once.
+  const auto where = cann_debug::kb::OutcomeContext::of_run(
+      RunConfiguration{"", inputs.config ? *inputs.config : nlohmann::json::object()}, diagnosis.scenario);
+  MeasuredContext context{inputs.features, inputs.config, &diagnosis, nullptr, &where};
 
   if (diagnosis.healthy) {
     // At most a "keep monitoring" pattern, when the knowledge base ships one for `healthy`.

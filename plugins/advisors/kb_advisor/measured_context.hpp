@@ -8,6 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "cann_debug/kb_outcomes.hpp"
 #include "cann_debug/messages.hpp"
 #include "knowledge_base.hpp"
 
@@ -18,6 +19,9 @@ struct MeasuredContext {
   const nlohmann::json* config = nullptr;             // the config.json document (null = none)
   const Diagnosis* diagnosis = nullptr;
   const RootCause* root_cause = nullptr;
+  /// Where the run was made (scenario, model, hardware, ...), for the outcomes measured in such runs; null =
+  /// nothing known.
+  const cann_debug::kb::OutcomeContext* run_context = nullptr;
 };
 
 /// The value a parameter takes in `context` (a number or a string; a default as written), after the

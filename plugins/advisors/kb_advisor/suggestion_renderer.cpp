@@ -106,8 +106,8 @@ Suggestion render_suggestion(const SolutionTemplate& tpl, const PatternSuggestio
   s.priority = entry.priority;
   s.target_metric = tpl.target_metric;
   s.target_better = tpl.target_better;
-  const auto run_context = cann_debug::kb::OutcomeContext::of_run(
-      context.config ? *context.config : json(), context.diagnosis ? context.diagnosis->scenario : "");
+  const cann_debug::kb::OutcomeContext run_context =
+      context.run_context ? *context.run_context : cann_debug::kb::OutcomeContext{};
   const auto measured = history.find(tpl.id, root_cause, run_context);
   if (measured && measured->outcome.trials > 0) {
     const auto& o = measured->outcome;

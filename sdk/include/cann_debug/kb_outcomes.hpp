@@ -15,6 +15,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "cann_debug/messages.hpp"
+
 namespace cann_debug::kb {
 
 inline constexpr std::string_view kOutcomesFormat = "cann-debug.kb-outcomes/1";
@@ -27,8 +29,9 @@ struct OutcomeContext {
   std::string framework = "unknown";  // pytorch, torch_npu, mindspore
   std::string scale = "unknown";      // "1", "2-8", "9-64", "65-1024", ">1024" ranks
 
-  /// From a run's configuration (config.json of the run folder; null = nothing known) and its scenario.
-  static OutcomeContext of_run(const nlohmann::json& config, std::string_view scenario);
+  /// From a run's configuration (run_config/1: config.json of the run folder; empty = nothing known) and
+  /// its scenario.
+  static OutcomeContext of_run(const RunConfiguration& config, std::string_view scenario);
   /// "training/mlp/cpu/pytorch/1"
   std::string describe() const;
   bool operator==(const OutcomeContext&) const = default;
