@@ -16,6 +16,7 @@
 
 #include "cann_debug/kb_outcomes.hpp"
 #include "cann_debug/options.hpp"
+#include "cann_debug/whole_file.hpp"
 #include "cli_common.hpp"
 #include "config_patch.hpp"
 #include "diagnose_run.hpp"
@@ -56,27 +57,11 @@ struct OptimizeArgs {
   bool json_out = false;
 };
 
+/// A size (the SDK's units: 4GiB, 512MiB, 8G = 8e9 bytes); nullopt unless it is above 0.
 std::optional<std::uint64_t> parse_bytes(const std::string& text) {
-  if (text.empty()) return std::nullopt;
-  std::size_t used = 0;
-  double v = 0;
-  try {
-    v = std::stod(text, &used);
-  } catch (const std::exception&) {
-    return std::nullopt;
-  }
-  std::string unit = text.substr(used);
-  double scale = 1;
-  if (unit == "K" || unit == "KiB")
-    scale = 1024.0;
-  else if (unit == "M" || unit == "MiB")
-    scale = 1024.0 * 1024;
-  else if (unit == "G" || unit == "GiB")
-    scale = 1024.0 * 1024 * 1024;
-  else if (!unit.empty() && unit != "B")
-    return std::nullopt;
-  if (!(v > 0)) return std::nullopt;
-  return static_cast<std::uint64_t>(v * scale);
+  const auto v = parse_size_bytes(text);
+  if (!v || *v <= 0) return std::nullopt;
+  return static_cast<std::uint64_t>(*v);
 }
 
 std::optional<double> parse_seconds(const std::string& text) {
@@ -207,11 +192,10 @@ int optimize(const GlobalOptions& g, const OptimizeArgs& a) {
   if (!a.config.empty()) {
     workload.config_file = fs::absolute(a.config).string();
     try {
-      std::ifstream in(a.config, std::ios::binary);
-      const std::string text{std::istreambuf_iterator<char>(in), {}};
+      const std::string text = read_whole_file(a.config);
       // Checked as a patch would be (a top-level mapping), and its values read for the baseline.
       patch_config_text(text, is_yaml_path(a.config), json::object(), a.config);
-      workload.config_document = config_values(text, is_yaml_path(a.config), a.config);
+      workload.config = RunConfiguration{a.config, config_values(text, is_yaml_path(a.config), a.config)};
     } catch (const std::exception& e) {
       fmt::print(stderr, "error: --config: {}\n", e.what());
       return kUsage;
@@ -241,7 +225,7 @@ int optimize(const GlobalOptions& g, const OptimizeArgs& a) {
                !cpu      ? "--cpu-limit"
                : !memory ? "--memory-limit"
                          : "--file-size-limit",
-               !cpu ? "a duration like 600s" : "a size like 4G or 512M");
+               !cpu ? "a duration like 600s" : "a size like 4GiB or 512MiB");
     return kUsage;
   }
   settings.limits.cpu_seconds = within_hard_limit(RLIMIT_CPU, static_cast<std::uint64_t>(std::ceil(*cpu)));
@@ -449,8 +433,7 @@ int optimize(const GlobalOptions& g, const OptimizeArgs& a) {
   // Feedback: every suggestion that ran, and the problem when none helped.
   if (a.feedback && baseline_ok && !result.interrupted) {
     const std::string path = a.kb_outcomes.empty() ? default_kb_outcomes_path() : a.kb_outcomes;
-    const auto context = kb::OutcomeContext::of_run(
-        RunConfiguration{"", result.baseline.front().context_config}, settings.scenario);
+    const auto context = kb::OutcomeContext::of_run(result.baseline.front().config, settings.scenario);
     const std::string now = kb::utc_now_iso8601();
     json fb = {{"outcomes", path}, {"context", context.describe()}, {"recorded", json::array()}};
     try {
@@ -551,8 +534,8 @@ Verb register_optimize(CLI::App& app, const GlobalOptions& g) {
   cmd->add_option("--timeout", a->timeout,
                   "Wall-clock limit of one run; its process group is killed (default 600s)");
   cmd->add_option("--cpu-limit", a->cpu_limit, "RLIMIT_CPU of a run (default: the timeout on every core)");
-  cmd->add_option("--memory-limit", a->memory_limit, "RLIMIT_AS of a run, e.g. 8G (default: none)");
-  cmd->add_option("--file-size-limit", a->file_size_limit, "RLIMIT_FSIZE of a run (default 8G)");
+  cmd->add_option("--memory-limit", a->memory_limit, "RLIMIT_AS of a run, e.g. 8GiB (default: none)");
+  cmd->add_option("--file-size-limit", a->file_size_limit, "RLIMIT_FSIZE of a run (default 8GiB)");
   cmd->add_option("--open-files-limit", a->open_files, "RLIMIT_NOFILE of a run (default 4096)");
   cmd->add_option("--baseline", a->baseline,
                   "KEY=VALUE: the value of {KEY} in runs whose patch does not set it (repeatable)")

@@ -19,7 +19,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include "cann_debug/atomic_file.hpp"
+#include "cann_debug/whole_file.hpp"
 #include "child_process.hpp"
 #include "cli_common.hpp"
 #include "fusion_summary.hpp"

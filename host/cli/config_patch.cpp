@@ -5,15 +5,13 @@
 #include <cmath>
 #include <cstdint>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 #include <stdexcept>
 
 #include <fmt/format.h>
 #include <yaml-cpp/yaml.h>
 
-#include "cann_debug/atomic_file.hpp"
 #include "cann_debug/kb_outcomes.hpp"
+#include "cann_debug/whole_file.hpp"
 
 namespace cann_debug::cli {
 namespace {
@@ -68,14 +66,6 @@ bool numeric_parameter(const json& parameter) {
     return false;
   }
   return true;
-}
-
-std::string read_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw std::runtime_error(fmt::format("{}: cannot read", path));
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
 }
 
 std::string fnv1a64(std::string_view bytes) {
@@ -497,7 +487,7 @@ ApplyResult apply_patch_to_file(const std::string& config, const json& patch, co
         fmt::format("{}: a rollback file exists already ({}): roll the earlier patch back first (cann-debug "
                     "optimize --rollback {})",
                     config, rollback, config));
-  const std::string original = read_file(config);
+  const std::string original = read_whole_file(config);
   const PatchedText patched = patch_config_text(original, is_yaml_path(config), patch, config);
   const json record = {{"format", kRollbackFormat},
                        {"config", fs::absolute(config).string()},
@@ -519,7 +509,7 @@ void rollback_file(const std::string& config, bool force) {
     throw std::runtime_error(fmt::format("{}: no rollback file ({} does not exist)", config, rollback));
   json record;
   try {
-    record = json::parse(read_file(rollback));
+    record = json::parse(read_whole_file(rollback));
   } catch (const json::parse_error& e) {
     throw std::runtime_error(fmt::format("{}: byte {}: not valid JSON", rollback, e.byte));
   }
@@ -532,7 +522,7 @@ void rollback_file(const std::string& config, bool force) {
     throw std::runtime_error(fmt::format("{}: original_base64 holds {} bytes, original_bytes says {}",
                                          rollback, original.size(), record["original_bytes"].dump()));
   if (!force && fs::exists(config)) {
-    const std::string now = read_file(config);
+    const std::string now = read_whole_file(config);
     if (fnv1a64(now) != record.value("patched_fnv1a64", ""))
       throw std::runtime_error(
           fmt::format("{}: changed since the patch was applied; rolling back would lose those changes "

@@ -70,6 +70,10 @@ DiagnoseResult diagnose_folder(const GlobalOptions& g, const DiagnoseRequest& re
   tap.set_on_type = request.set_on_type;
   if (!request.kb_outcomes.empty()) tap.set_on_type["kb_advisor"]["history"] = request.kb_outcomes;
   tap.tap_types = {std::string(Diagnosis::type_id), std::string(Advice::type_id)};
+  if (request.run_inputs) {
+    tap.tap_types.push_back(std::string(FeatureSet::type_id));
+    tap.tap_types.push_back(std::string(RunConfiguration::type_id));
+  }
   if (request.report_model) {
     tap.tap_types.push_back(std::string(JsonMessage::type_id));
     if (!tap.keep_sinks) {
@@ -101,6 +105,12 @@ DiagnoseResult diagnose_folder(const GlobalOptions& g, const DiagnoseRequest& re
                                    ? d.details["error"].get<std::string>()
                                    : std::string("the analyzer named no root cause"));
     return result;
+  }
+  if (request.run_inputs) {
+    for (const auto* m : run.of_type(FeatureSet::type_id))
+      result.features.push_back(m->envelope.as<FeatureSet>());
+    for (const auto* m : run.of_type(RunConfiguration::type_id))
+      result.config = m->envelope.as<RunConfiguration>();
   }
   json doc;
   doc["input"] = request.input;

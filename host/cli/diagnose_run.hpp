@@ -6,9 +6,11 @@
 #include <map>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
+#include "cann_debug/messages.hpp"
 #include "cli_common.hpp"
 
 namespace cann_debug::cli {
@@ -23,6 +25,9 @@ struct DiagnoseRequest {
   /// Keep the pipeline's report (writing no file when `output` is "") and return the report document it
   /// emits on `model`, for the console view.
   bool report_model = false;
+  /// Also return the feature sets and the run configuration the pipeline read (what `optimize` measures a
+  /// re-run by and tells its context from).
+  bool run_inputs = false;
   /// The outcomes `optimize --feedback` measured (kb-outcomes/1), given to the advisor as its history so
   /// suggestions quote measured gains; "" = priors only.
   std::string kb_outcomes;
@@ -42,6 +47,8 @@ struct DiagnoseResult {
   std::string error;        // when rc != 0
   nlohmann::json document;  // the diagnose --json document
   nlohmann::json report;  // the report's model (cann-debug.report/1) when asked for and the pipeline has one
+  std::vector<FeatureSet> features;  // with run_inputs: every feature set the extractors emitted
+  RunConfiguration config;           // with run_inputs: the run's configuration (empty without one)
 };
 
 DiagnoseResult diagnose_folder(const GlobalOptions& g, const DiagnoseRequest& request);

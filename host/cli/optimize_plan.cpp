@@ -4,12 +4,12 @@
 #include <cctype>
 #include <filesystem>
 #include <fstream>
-#include <sstream>
 #include <stdexcept>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "cann_debug/whole_file.hpp"
 #include "config_patch.hpp"
 
 namespace cann_debug::cli {
@@ -17,27 +17,6 @@ namespace {
 
 namespace fs = std::filesystem;
 using json = nlohmann::json;
-
-std::string read_text(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw std::runtime_error(fmt::format("{}: cannot read", path));
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-const json* dotted(const json& doc, const std::string& key) {
-  const json* node = &doc;
-  std::size_t start = 0;
-  for (;;) {
-    const auto dot = key.find('.', start);
-    const std::string part = key.substr(start, dot - start);
-    if (!node->is_object() || !node->contains(part)) return nullptr;
-    node = &(*node)[part];
-    if (dot == std::string::npos) return node;
-    start = dot + 1;
-  }
-}
 
 std::string env_name(const std::string& prefix, const std::string& key) {
   std::string out = prefix;
@@ -54,7 +33,7 @@ TemplateCatalog load_template_catalog(const std::string& kb_dir) {
   catalog.file = (fs::path(kb_dir) / "solution_templates.json").string();
   json doc;
   try {
-    doc = json::parse(read_text(catalog.file));
+    doc = json::parse(read_whole_file(catalog.file));
   } catch (const json::parse_error& e) {
     throw std::runtime_error(fmt::format("{}: byte {}: not valid JSON", catalog.file, e.byte));
   }
@@ -67,7 +46,7 @@ TemplateCatalog load_template_catalog(const std::string& kb_dir) {
 json load_diagnosis(const std::string& path) {
   json doc;
   try {
-    doc = json::parse(read_text(path));
+    doc = json::parse(read_whole_file(path));
   } catch (const json::parse_error& e) {
     throw std::runtime_error(fmt::format("{}: byte {}: not valid JSON", path, e.byte));
   }
@@ -164,7 +143,7 @@ RunInvocation invocation_of(const Candidate& candidate, const WorkloadInterface&
   const fs::path output = fs::path(run_dir) / "output";
   fs::create_directories(output);
   if (!workload.config_file.empty()) {
-    const std::string original = read_text(workload.config_file);
+    const std::string original = read_whole_file(workload.config_file);
     inv.config_copy = (fs::path(run_dir) / fs::path(workload.config_file).filename()).string();
     const std::string text = candidate.flat.empty()
                                  ? original
@@ -184,8 +163,7 @@ RunInvocation invocation_of(const Candidate& candidate, const WorkloadInterface&
     if (auto it = candidate.flat.find(name); it != candidate.flat.end()) return argument_text(it->second);
     if (auto it = workload.baseline_values.find(name); it != workload.baseline_values.end())
       return it->second;
-    if (const json* v = dotted(workload.config_document, name); v && !v->is_object())
-      return argument_text(*v);
+    if (const json* v = workload.config.find(name); v && !v->is_object()) return argument_text(*v);
     return std::nullopt;
   });
   for (const auto& [key, value] : candidate.flat) {

@@ -12,6 +12,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "cann_debug/messages.hpp"
 #include "improvement.hpp"
 #include "workload_template.hpp"
 
@@ -22,7 +23,7 @@ struct WorkloadInterface {
   WorkloadTemplate command;
   std::map<std::string, std::string> baseline_values;  // --baseline KEY=VALUE
   std::string config_file;                             // --config: a patched copy per run as {config}
-  nlohmann::json config_document;                      // its parsed content (baseline values)
+  RunConfiguration config;                             // its values (baseline values, dotted keys)
   std::string env_prefix;                              // --env-prefix: every key as PREFIX_KEY too
   std::string here;                                    // {here}: the directory optimize started in
 };

@@ -9,6 +9,7 @@
 
 #include <fmt/format.h>
 
+#include "cann_debug/reader/numbers.hpp"
 #include "diagnose_run.hpp"
 
 namespace cann_debug::cli {
@@ -17,57 +18,128 @@ namespace {
 namespace fs = std::filesystem;
 using json = nlohmann::json;
 
-/// A feature value as report.json writes it: a number, or "nan" / "inf" / "-inf".
-std::optional<double> feature_number(const json& v) {
-  if (v.is_number()) return v.get<double>();
-  if (v.is_string()) {
-    const std::string s = v.get<std::string>();
-    if (s == "nan") return NAN;
-    if (s == "inf") return INFINITY;
-    if (s == "-inf") return -INFINITY;
-  }
-  return std::nullopt;
-}
-
-/// The value of feature `name` in the report model: the run-scope one first, else the first of any scope.
-std::optional<double> feature_value(const json& report, const std::string& name) {
-  if (!report.is_object() || !report.contains("features") || !report["features"].is_array())
-    return std::nullopt;
+/// The value of feature `name` among `sets`: the run-scope one first, else the first of any scope.
+std::optional<double> feature_value(const std::vector<FeatureSet>& sets, const std::string& name) {
   std::optional<double> any;
-  for (const json& f : report["features"]) {
-    if (!f.is_object() || f.value("name", "") != name) continue;
-    auto v = feature_number(f.value("value", json()));
-    if (!v) continue;
-    if (f.value("scope", "") == "run") return v;
-    if (!any) any = v;
-  }
+  for (const FeatureSet& set : sets)
+    for (const Feature& f : set.features) {
+      if (f.name != name) continue;
+      if (set.scope == "run") return f.value;
+      if (!any) any = f.value;
+    }
   return any;
 }
 
+/// A number for JSON: itself when finite, else "nan", "inf" or "-inf" (the corpus convention).
 json number_or_string(double v) {
-  if (std::isfinite(v)) return v;
-  return std::isnan(v) ? json("nan") : json(v > 0 ? "inf" : "-inf");
+  return std::isfinite(v) ? json(v) : json(plugins::readers::nonfinite_name(v));
 }
 
 json optional_number(const std::optional<double>& v) {
   return v ? number_or_string(*v) : json();
 }
 
-json read_config(const fs::path& dir) {
-  for (const fs::path& p : {dir / "output" / "config.json", dir / "config.json"}) {
-    std::ifstream in(p);
-    if (!in) continue;
-    try {
-      return json::parse(in);
-    } catch (const json::parse_error&) {
-      return json();
-    }
+/// The values of `metric` in the runs that measured it.
+std::vector<double> metric_values(const std::vector<RunOutcome>& runs, const std::string& metric) {
+  std::vector<double> out;
+  for (const auto& run : runs)
+    if (auto it = run.metrics.find(metric); it != run.metrics.end()) out.push_back(it->second);
+  return out;
+}
+
+/// The mean confidence of `cause` over the diagnosed runs (0 where a re-diagnosis does not rank it).
+double mean_confidence(const std::vector<RunOutcome>& runs, const std::string& cause) {
+  double sum = 0.0;
+  std::size_t diagnosed = 0;
+  for (const auto& run : runs) {
+    if (!run.diagnosed) continue;
+    ++diagnosed;
+    if (auto it = run.named_causes.find(cause); it != run.named_causes.end()) sum += it->second;
   }
-  return json();
+  return diagnosed ? sum / static_cast<double>(diagnosed) : 0.0;
 }
 
 std::string label_of(const Candidate& c) {
   return c.is_baseline() ? "baseline" : c.template_id;
+}
+
+/// Measures a tried suggestion against the baseline run of each repeat and says whether it is validated.
+void measure(CandidateResult& s, const std::vector<RunOutcome>& baseline, const OptimizeSettings& settings) {
+  const std::string& metric = s.candidate.target_metric;
+  const std::string& cause = s.candidate.root_cause;
+  const std::vector<double> base_metric = metric_values(baseline, metric);
+  const std::vector<double> cand_metric = metric_values(s.runs, metric);
+  if (!base_metric.empty()) {
+    double sum = 0;
+    for (double v : base_metric) sum += v;
+    s.baseline_value = sum / static_cast<double>(base_metric.size());
+  }
+  bool all_ok = !s.runs.empty(), diagnosed_all = all_ok, measured_all = all_ok, top_named = false;
+  for (const auto& run : s.runs) {
+    all_ok = all_ok && run.ok();
+    diagnosed_all = diagnosed_all && run.diagnosed;
+    // A run whose output could not be read for the target metric is diagnosed from nothing, and "healthy"
+    // from nothing says nothing: gone only where the runs gave the evidence.
+    measured_all = measured_all && run.metrics.contains(metric);
+    top_named = top_named || (run.diagnosed && run.top_cause == cause);
+    const auto base = std::find_if(baseline.begin(), baseline.end(),
+                                   [&](const RunOutcome& b) { return b.repeat == run.repeat; });
+    if (base == baseline.end()) continue;
+    auto bv = base->metrics.find(metric);
+    auto cv = run.metrics.find(metric);
+    if (bv == base->metrics.end() || cv == run.metrics.end()) continue;
+    s.improvements.push_back(relative_improvement(bv->second, cv->second, s.candidate.better));
+  }
+  s.measured = estimate(s.improvements);
+  s.median_improvement = s.improvements.empty() ? 0.0 : median(s.improvements);
+  s.p_value = mann_whitney_p(base_metric, cand_metric, s.candidate.better);
+  const double run_confidence = mean_confidence(s.runs, cause);
+  const bool cause_named =
+      top_named || (run_confidence > 0 && run_confidence > 0.5 * mean_confidence(baseline, cause));
+  s.root_cause_gone = diagnosed_all && measured_all && !cause_named;
+  const std::size_t wanted = static_cast<std::size_t>(settings.repeats);
+  const double weakest =
+      s.improvements.empty() ? 0.0 : *std::min_element(s.improvements.begin(), s.improvements.end());
+  if (!all_ok) {
+    std::string why;
+    for (const auto& run : s.runs)
+      if (!run.ok()) {
+        why = !run.plan_error.empty() ? run.plan_error
+              : !run.sandbox.ok()     ? "the workload " + run.sandbox.describe()
+                                      : "its output could not be diagnosed: " + run.diagnose_error;
+        break;
+      }
+    s.verdict = fmt::format("not validated: {}", why.empty() ? "it did not run" : why);
+  } else if (s.improvements.size() < wanted) {
+    // Name the side whose output lacked the metric, and a run folder to look at.
+    const RunOutcome* lacking = nullptr;
+    for (const auto& run : s.runs)
+      if (!run.metrics.contains(metric)) lacking = lacking ? lacking : &run;
+    const std::string side = lacking ? fmt::format("its runs' output does not hold it (see {})", lacking->dir)
+                                     : std::string("the baseline's runs' output does not hold it");
+    s.verdict = fmt::format("not validated: {} was measured in {} of {} repeats: {}", metric,
+                            s.improvements.size(), wanted, side);
+  } else if (s.median_improvement < settings.min_gain) {
+    s.verdict =
+        fmt::format("not validated: {} improved by {:.1f}% (median of {} repeats; at least {:.0f}% needed)",
+                    metric, 100 * s.median_improvement, wanted, 100 * settings.min_gain);
+  } else if (wanted >= 3 && s.p_value > settings.alpha) {
+    s.verdict = fmt::format(
+        "not validated: {} improved by {:.1f}% (median), but its runs are not reliably better than the "
+        "baseline's (Mann-Whitney p = {:.3f} > {})",
+        metric, 100 * s.median_improvement, s.p_value, settings.alpha);
+  } else if (wanted < 3 && weakest < settings.min_gain) {
+    s.verdict = fmt::format(
+        "not validated: {} improved by {:.1f}% in one repeat of {} (with fewer than 3 repeats every repeat "
+        "must improve by {:.0f}%)",
+        metric, 100 * weakest, wanted, 100 * settings.min_gain);
+  } else {
+    s.validated = true;
+    s.verdict = fmt::format("validated: {} improved by {:.1f}% (median of {} repeats{})", metric,
+                            100 * s.median_improvement, wanted,
+                            wanted >= 3 ? fmt::format("; Mann-Whitney p = {:.3f}", s.p_value)
+                                        : std::string("; every repeat improved"));
+  }
 }
 
 }  // namespace
@@ -207,7 +279,7 @@ OptimizeResult run_optimize(const GlobalOptions& g, const std::vector<Candidate>
         DiagnoseRequest request;
         request.input = wrote_output ? output.string() : run.dir;
         request.scenario = settings.scenario.empty() ? "auto" : settings.scenario;
-        request.report_model = true;
+        request.run_inputs = true;
         const DiagnoseResult d = diagnose_folder(g, request);
         if (d.rc != kOk) {
           run.diagnose_error = d.error;
@@ -220,122 +292,17 @@ OptimizeResult run_optimize(const GlobalOptions& g, const std::vector<Candidate>
           }
           for (const json& rc : causes) run.named_causes[rc.value("id", "")] = rc.value("confidence", 0.0);
           for (const auto& name : metric_names)
-            if (auto v = feature_value(d.report, name)) run.metrics[name] = *v;
+            if (auto v = feature_value(d.features, name)) run.metrics[name] = *v;
+          run.config = d.config;
         }
-        run.context_config = read_config(run.dir);
       }
       if (progress.finished) progress.finished(run);
       result_of(c).push_back(std::move(run));
     }
   }
 
-  // Measure each suggestion against the baseline run of the same repeat.
-  for (auto& s : result.suggestions) {
-    if (!s.candidate.applicable) continue;
-    const std::string& metric = s.candidate.target_metric;
-    std::vector<double> base_values;
-    for (const auto& b : result.baseline)
-      if (auto it = b.metrics.find(metric); it != b.metrics.end()) base_values.push_back(it->second);
-    if (!base_values.empty()) {
-      double sum = 0;
-      for (double v : base_values) sum += v;
-      s.baseline_value = sum / static_cast<double>(base_values.size());
-    }
-    bool all_ok = !s.runs.empty();
-    bool cause_named = false;
-    // The cause's mean confidence in the baseline's re-diagnoses (0 where not named).
-    double base_confidence = 0.0;
-    std::size_t base_diagnosed = 0;
-    for (const auto& b : result.baseline) {
-      if (!b.diagnosed) continue;
-      ++base_diagnosed;
-      if (auto it = b.named_causes.find(s.candidate.root_cause); it != b.named_causes.end())
-        base_confidence += it->second;
-    }
-    if (base_diagnosed) base_confidence /= static_cast<double>(base_diagnosed);
-    double run_confidence = 0.0;
-    std::size_t runs_diagnosed = 0;
-    for (const auto& run : s.runs) {
-      all_ok = all_ok && run.ok();
-      if (run.diagnosed) {
-        ++runs_diagnosed;
-        const auto it = run.named_causes.find(s.candidate.root_cause);
-        run_confidence += it == run.named_causes.end() ? 0.0 : it->second;
-        if (run.top_cause == s.candidate.root_cause) cause_named = true;
-      }
-      const RunOutcome* base = nullptr;
-      for (const auto& b : result.baseline)
-        if (b.repeat == run.repeat) base = &b;
-      if (!base) continue;
-      auto bv = base->metrics.find(metric);
-      auto cv = run.metrics.find(metric);
-      if (bv == base->metrics.end() || cv == run.metrics.end()) continue;
-      s.improvements.push_back(relative_improvement(bv->second, cv->second, s.candidate.better));
-    }
-    s.measured = estimate(s.improvements);
-    s.median_improvement = s.improvements.empty() ? 0.0 : median(s.improvements);
-    std::vector<double> base_metric, cand_metric;
-    for (const auto& b : result.baseline)
-      if (auto it = b.metrics.find(metric); it != b.metrics.end()) base_metric.push_back(it->second);
-    for (const auto& run : s.runs)
-      if (auto it = run.metrics.find(metric); it != run.metrics.end()) cand_metric.push_back(it->second);
-    s.p_value = mann_whitney_p(base_metric, cand_metric, s.candidate.better);
-    bool diagnosed_all = !s.runs.empty();
-    for (const auto& run : s.runs) diagnosed_all = diagnosed_all && run.diagnosed;
-    if (runs_diagnosed) run_confidence /= static_cast<double>(runs_diagnosed);
-    if (run_confidence > 0 && run_confidence > 0.5 * base_confidence) cause_named = true;
-    // Gone only where the runs gave the evidence: a run whose output could not be read for the target metric
-    // is diagnosed from nothing, and "healthy" from nothing says nothing.
-    bool measured_all = !s.runs.empty();
-    for (const auto& run : s.runs) measured_all = measured_all && run.metrics.contains(metric);
-    s.root_cause_gone = diagnosed_all && measured_all && !cause_named;
-    const std::size_t wanted = static_cast<std::size_t>(settings.repeats);
-    const double weakest =
-        s.improvements.empty() ? 0.0 : *std::min_element(s.improvements.begin(), s.improvements.end());
-    if (!all_ok) {
-      std::string why;
-      for (const auto& run : s.runs)
-        if (!run.ok()) {
-          why = !run.plan_error.empty() ? run.plan_error
-                : !run.sandbox.ok()     ? "the workload " + run.sandbox.describe()
-                                        : "its output could not be diagnosed: " + run.diagnose_error;
-          break;
-        }
-      s.verdict = fmt::format("not validated: {}", why.empty() ? "it did not run" : why);
-    } else if (s.improvements.size() < wanted) {
-      // Name the side whose output lacked the metric, and a run folder to look at.
-      const RunOutcome* lacking = nullptr;
-      for (const auto& run : s.runs)
-        if (!run.metrics.contains(metric)) lacking = lacking ? lacking : &run;
-      const std::string side = lacking
-                                   ? fmt::format("its runs' output does not hold it (see {})", lacking->dir)
-                                   : std::string("the baseline's runs' output does not hold it");
-      s.verdict = fmt::format("not validated: {} was measured in {} of {} repeats: {}", metric,
-                              s.improvements.size(), wanted, side);
-    } else if (s.median_improvement < settings.min_gain) {
-      s.verdict =
-          fmt::format("not validated: {} improved by {:.1f}% (median of {} repeats; at least {:.0f}% needed)",
-                      metric, 100 * s.median_improvement, wanted, 100 * settings.min_gain);
-    } else if (wanted >= 3 && s.p_value > settings.alpha) {
-      s.verdict = fmt::format(
-          "not validated: {} improved by {:.1f}% (median), but its runs are not reliably better than the "
-          "baseline's "
-          "(Mann-Whitney p = {:.3f} > {})",
-          metric, 100 * s.median_improvement, s.p_value, settings.alpha);
-    } else if (wanted < 3 && weakest < settings.min_gain) {
-      s.verdict = fmt::format(
-          "not validated: {} improved by {:.1f}% in one repeat of {} (with fewer than 3 repeats every repeat "
-          "must "
-          "improve by {:.0f}%)",
-          metric, 100 * weakest, wanted, 100 * settings.min_gain);
-    } else {
-      s.validated = true;
-      s.verdict = fmt::format("validated: {} improved by {:.1f}% (median of {} repeats{})", metric,
-                              100 * s.median_improvement, wanted,
-                              wanted >= 3 ? fmt::format("; Mann-Whitney p = {:.3f}", s.p_value)
-                                          : std::string("; every repeat improved"));
-    }
-  }
+  for (auto& s : result.suggestions)
+    if (s.candidate.applicable) measure(s, result.baseline, settings);
   return result;
 }
 

@@ -30,7 +30,7 @@ struct RunOutcome {
   double top_confidence = 0.0;
   std::map<std::string, double> named_causes;  // every root cause it names, with its confidence
   std::map<std::string, double> metrics;       // target metric -> value (NaN/inf kept)
-  nlohmann::json context_config;               // the run's config.json (null if none)
+  RunConfiguration config;                     // the run's configuration as the re-diagnosis read it
   bool ok() const { return plan_error.empty() && sandbox.ok() && diagnosed; }
   nlohmann::json to_json() const;
 };

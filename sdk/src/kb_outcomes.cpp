@@ -1,6 +1,6 @@
 #include "cann_debug/kb_outcomes.hpp"
 
-#include "cann_debug/atomic_file.hpp"
+#include "cann_debug/whole_file.hpp"
 
 #include <fcntl.h>
 #include <sys/file.h>
@@ -13,8 +13,6 @@
 #include <cstring>
 #include <ctime>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 #include <stdexcept>
 
 #include <fmt/format.h>
@@ -151,16 +149,12 @@ std::string OutcomeContext::describe() const {
 
 OutcomeStore OutcomeStore::load(const std::string& path) {
   OutcomeStore store;
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    if (!fs::exists(path)) return store;
-    throw std::runtime_error(fmt::format("{}: cannot open", path));
-  }
-  std::stringstream text;
-  text << in.rdbuf();
+  std::error_code ec;
+  if (!fs::exists(path, ec)) return store;
+  const std::string text = read_whole_file(path);
   json doc;
   try {
-    doc = json::parse(text.str());
+    doc = json::parse(text);
   } catch (const json::parse_error& e) {
     throw std::runtime_error(fmt::format("{}: byte {}: not valid JSON ({})", path, e.byte, e.what()));
   }

@@ -317,7 +317,7 @@ TEST_F(ScratchDir, InvocationsFillPlaceholdersConfigCopiesAndEnvironment) {
   w.command =
       WorkloadTemplate::parse("train --config {config} --clip {clip_threshold} --out {output} [--lr {lr}]");
   w.config_file = config.string();
-  w.config_document = json::parse(slurp(config));
+  w.config = RunConfiguration{config.string(), json::parse(slurp(config))};
   w.env_prefix = "APP_";
   Candidate base;
   base.id = "baseline";

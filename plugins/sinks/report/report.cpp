@@ -4,6 +4,7 @@
 #include "report.hpp"
 
 #include <algorithm>
+#include <filesystem>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -12,10 +13,11 @@
 #include <fmt/format.h>
 
 #include "anomaly_marks.hpp"
-#include "atomic_file.hpp"
 #include "cann_debug/messages.hpp"
+#include "cann_debug/whole_file.hpp"
 #include "causal_graph_view.hpp"
 #include "operator_table.hpp"
+#include "output_folder.hpp"
 #include "rank_bars.hpp"
 #include "report_html.hpp"
 #include "report_json.hpp"
@@ -152,14 +154,15 @@ class Report final : public Component {
                                      formats_.empty() ? "the model" : output_));
     const report::ReportModel model = build_model();
     json document = report::report_json(model);
+    const auto file = [this](const char* name) { return (std::filesystem::path(output_) / name).string(); };
     for (const auto& format : formats_) {
       if (format == "json")
-        report::write_file_atomically(output_, "report.json",
-                                      document.dump(2, ' ', false, json::error_handler_t::replace) + "\n");
+        write_file_atomically(file("report.json"),
+                              document.dump(2, ' ', false, json::error_handler_t::replace) + "\n");
       else if (format == "markdown")
-        report::write_file_atomically(output_, "report.md", report::report_markdown(model));
+        write_file_atomically(file("report.md"), report::report_markdown(model));
       else if (format == "html")
-        report::write_file_atomically(output_, "report.html", report::report_html(model));
+        write_file_atomically(file("report.html"), report::report_html(model));
     }
     out.emit(0, CorrelationKey{}, JsonMessage{std::move(document)});
   }

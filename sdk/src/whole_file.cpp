@@ -1,4 +1,4 @@
-#include "atomic_file.hpp"
+#include "cann_debug/whole_file.hpp"
 
 #include <unistd.h>
 
@@ -6,11 +6,13 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
+#include <sstream>
 #include <stdexcept>
 
 #include <fmt/format.h>
 
-namespace cann_debug::report {
+namespace cann_debug {
 namespace {
 
 namespace fs = std::filesystem;
@@ -19,17 +21,14 @@ std::string errno_text(int err) {
   return err ? std::strerror(err) : "unknown error";
 }
 
-fs::path temp_path_for(const fs::path& target) {
-  return fs::path(target.string() + fmt::format(".tmp.{}", static_cast<long>(::getpid())));
-}
-
-void write_all(const fs::path& path, const std::string& content) {
+/// Writes, flushes and syncs `bytes` into a new file at `path`.
+void write_all(const fs::path& path, std::string_view bytes) {
   errno = 0;
   std::FILE* f = std::fopen(path.c_str(), "wb");
   if (!f)
     throw std::runtime_error(
         fmt::format("{}: cannot open for writing: {}", path.string(), errno_text(errno)));
-  const bool written = std::fwrite(content.data(), 1, content.size(), f) == content.size();
+  const bool written = std::fwrite(bytes.data(), 1, bytes.size(), f) == bytes.size();
   const int write_errno = errno;
   const bool flushed = written && std::fflush(f) == 0 && ::fsync(::fileno(f)) == 0;
   const int flush_errno = errno;
@@ -41,30 +40,31 @@ void write_all(const fs::path& path, const std::string& content) {
 
 }  // namespace
 
-void prepare_output_folder(const std::string& folder) {
-  if (folder.empty()) throw std::runtime_error("report: option 'output' names no folder");
+std::string read_whole_file(const std::string& path) {
   std::error_code ec;
-  fs::create_directories(folder, ec);
-  if (ec)
-    throw std::runtime_error(fmt::format("{}: cannot create the report folder: {}", folder, ec.message()));
-  if (!fs::is_directory(folder, ec))
-    throw std::runtime_error(fmt::format("{}: the report folder exists but is not a folder", folder));
-  if (::access(folder.c_str(), W_OK | X_OK) != 0)
-    throw std::runtime_error(
-        fmt::format("{}: the report folder is not writable: {}", folder, errno_text(errno)));
+  if (fs::is_directory(path, ec))
+    throw std::runtime_error(fmt::format("{}: cannot read: it is a folder", path));
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw std::runtime_error(fmt::format("{}: cannot read: {}", path, errno_text(errno)));
+  std::ostringstream text;
+  text << in.rdbuf();
+  if (in.bad()) throw std::runtime_error(fmt::format("{}: cannot read: read error", path));
+  return text.str();
 }
 
-void write_file_atomically(const std::string& folder, const std::string& name, const std::string& content) {
-  const fs::path target = fs::path(folder) / name;
-  const fs::path temp = temp_path_for(target);
+void write_file_atomically(const std::string& path, std::string_view bytes) {
+  const fs::path target(path);
+  const fs::path temp(fmt::format("{}.tmp.{}", path, static_cast<long>(::getpid())));
   try {
-    write_all(temp, content);
+    write_all(temp, bytes);
   } catch (...) {
     std::error_code ignored;
     fs::remove(temp, ignored);
     throw;
   }
   std::error_code ec;
+  // An existing file keeps its permissions.
+  if (fs::exists(target, ec)) fs::permissions(temp, fs::status(target, ec).permissions(), ec);
   fs::rename(temp, target, ec);
   if (ec) {
     std::error_code ignored;
@@ -74,4 +74,4 @@ void write_file_atomically(const std::string& folder, const std::string& name, c
   }
 }
 
-}  // namespace cann_debug::report
+}  // namespace cann_debug
