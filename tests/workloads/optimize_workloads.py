@@ -21,10 +21,13 @@ PY = sys.executable
 # +- 12.7 standard errors, with five +- 2.8, so serve.py gets five. The serving fault is a cold start: its fix
 # is large and the same whatever the load. (On a 2-core CPU, batching and fewer intra-op threads remove the
 # no_batching / thread_oversubscription readings without lowering p99 at a fixed load: optimize measures
-# them as no help there.)
+# them as no help there.) Its offered load is 0.3 of the single-request capacity: at 0.5 the backlog the cold
+# first calls leave takes most of a 60-request run to drain, so the "steady" second half is still slow, the
+# start reads only 2-3x it and the diagnosis is a coin toss between cold_start and healthy (a CI run read
+# healthy); at 0.3 the queue drains within the first quarter and the start reads 40-60x the steady state.
 CASES = [
     ("train.py", "grad_clip_too_low", ["steps=150"], "[--set clip_threshold={clip_threshold}]", "grad_clip_too_low", 2),
-    ("serve.py", "cold_start", ["client.num_requests=60"], "[--set warmup_requests={warmup_requests}]", "cold_start", 5),
+    ("serve.py", "cold_start", ["client.num_requests=60", "client.rate_factor=0.3"], "[--set warmup_requests={warmup_requests}]", "cold_start", 5),
     ("ddp.py", "small_bucket_size", ["steps=30"], "[--set bucket_cap_mb={bucket_cap_mb}]", "small_bucket_size", 2),
 ]
 
