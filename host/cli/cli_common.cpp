@@ -88,9 +88,15 @@ int run_document(const GlobalOptions& g, const host::PipelineDocument& doc, host
       if (std::find(taps.types.begin(), taps.types.end(), port.produces) != taps.types.end())
         options.taps.push_back({c.id, port.name});
   if (!options.taps.empty())
-    options.on_tap = [&out, tapped = options.taps](std::size_t tap, const Envelope& message) {
-      out.messages.push_back({tapped[tap].component, tapped[tap].port, message});
+    options.on_tap = [&out, tapped = options.taps, forward = taps.on_message](std::size_t tap,
+                                                                              const Envelope& message) {
+      if (forward)
+        forward({tapped[tap].component, tapped[tap].port, message});
+      else
+        out.messages.push_back({tapped[tap].component, tapped[tap].port, message});
     };
+  options.interrupt = taps.interrupt;
+  options.interrupt_fd = taps.interrupt_fd;
   host::GraphRunner runner(*out.plan, options);
   out.report = runner.run();
   for (const auto& e : out.report.errors) fmt::print(stderr, "{}\n", e.to_string());

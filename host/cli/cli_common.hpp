@@ -3,6 +3,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include <atomic>
 #include <functional>
 #include <map>
 #include <memory>
@@ -76,6 +77,12 @@ struct EmbeddedRun {
 struct TapSpec {
   std::vector<host::PortTap> ports;
   std::vector<std::string> types;
+  /// When set, each tapped message is handed to it as it is emitted (from the emitting component's
+  /// thread, calls serialized) instead of being kept in `out.messages`: a run that follows a live source.
+  std::function<void(const TappedMessage&)> on_message;
+  /// Stops the run's sources (RunOptions::interrupt / interrupt_fd); may be null / -1.
+  const std::atomic<int>* interrupt = nullptr;
+  int interrupt_fd = -1;
 };
 
 /// Loads the plugins `doc` names (unless `out.registry` is already set), validates it, runs it with the

@@ -14,6 +14,7 @@
 #include "cli_common.hpp"
 #include "collect_plan.hpp"
 #include "collect_workload.hpp"
+#include "diagnose_run.hpp"
 #include "interrupt.hpp"
 #include "stats_reading.hpp"
 
@@ -27,6 +28,9 @@ struct CollectArgs {
   std::string output;
   bool compress = false;
   bool correlation = false;
+  bool diagnose = false;
+  std::string kb_outcomes;
+  std::string scenario = "auto";
   bool dry_run = false;
   bool json = false;
   std::string progress = "auto";
@@ -130,6 +134,18 @@ Verb register_collect(CLI::App& app, const GlobalOptions& g) {
       ->capture_default_str();
   cmd->add_flag("--compress", a->compress,
                 "Anomaly-window retention: full resolution only around anomalies, downsampled elsewhere");
+  cmd->add_flag("--diagnose", a->diagnose,
+                "With a workload: diagnose each anomaly window of the recording as it closes, print it and "
+                "append it to RUN_DIR/diagnoses.jsonl (the recording is then flushed every 100 ms)");
+  cmd->add_option("--scenario", a->scenario,
+                  "--diagnose: auto (told from the run folder's files once the workload wrote them), "
+                  "training, inference, distributed")
+      ->check(CLI::IsMember({"auto", "training", "inference", "distributed"}))
+      ->capture_default_str();
+  a->kb_outcomes = default_kb_outcomes_path();
+  cmd->add_option("--kb-outcomes", a->kb_outcomes,
+                  "--diagnose: outcomes `optimize --feedback` measured, quoted as expected gains (\"\" = "
+                  "priors only)");
   cmd->add_flag("--correlation", a->correlation,
                 "Put every sample on one grid of --interval ticks, so samples of different sources taken in "
                 "the same tick carry the same timestamp");
@@ -181,12 +197,20 @@ Verb register_collect(CLI::App& app, const GlobalOptions& g) {
         }
         request.output = workload ? (std::filesystem::path(a->output) / "recording.cdr").string() : a->output;
         request.compress = a->compress;
+        if (a->diagnose && !workload) {
+          fmt::print(stderr, "error: --diagnose needs a workload: -- COMMAND or --pid\n");
+          return static_cast<int>(kUsage);
+        }
+        // Online diagnosis reads the recording as chunks are completed: a chunk at least every 100 ms
+        // keeps the time from a window's close to its diagnosis under a second.
+        if (a->diagnose) request.flush_interval_ns = 100'000'000;
         request.correlation = a->correlation;
         request.overrides = a->overrides;
         request.command_line = fmt::format(
-            "cann-debug collect --sources {} --interval {}{} --output {}{}{}{}{}", a->sources, a->interval,
+            "cann-debug collect --sources {} --interval {}{} --output {}{}{}{}{}{}", a->sources, a->interval,
             a->duration.empty() ? "" : " --duration " + a->duration, a->output,
             a->compress ? " --compress" : "", a->correlation ? " --correlation" : "",
+            a->diagnose ? " --diagnose" : "",
             a->overrides.empty() ? "" : " --set " + fmt::format("{}", fmt::join(a->overrides, " --set ")),
             a->command.empty() ? (a->pid > 0 ? fmt::format(" --pid {}", a->pid) : "")
                                : fmt::format(" -- {}", fmt::join(a->command, " ")));
@@ -215,6 +239,9 @@ Verb register_collect(CLI::App& app, const GlobalOptions& g) {
           w.max_log_bytes = static_cast<std::uint64_t>(std::max<std::int64_t>(0, *max_log));
           w.duration_ns = options.duration_ns;
           w.json = a->json;
+          w.diagnose = a->diagnose;
+          w.kb_outcomes = a->kb_outcomes;
+          w.scenario = a->scenario;
           options.duration_ns = 0;  // the workload's end stops the samplers
           // The workload's output shares the terminal: a progress line only when asked for.
           if (a->progress == "always") {
@@ -222,7 +249,7 @@ Verb register_collect(CLI::App& app, const GlobalOptions& g) {
                 std::make_shared<ProgressLine>("always", request.output, 0.0, plan.sources.size());
             options.on_progress = [progress](const host::RunProgress& p) { progress->update(p); };
           }
-          return collect_workload(w, plan, *registry, std::move(options));
+          return collect_workload(g, w, plan, *registry, std::move(options));
         }
         fmt::print(stderr, "collect: {} every {} into {}{}{}\n", fmt::join(plan.sources, ", "), a->interval,
                    a->output, a->compress ? " (anomaly-window retention)" : "",

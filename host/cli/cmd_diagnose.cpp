@@ -4,6 +4,8 @@
 #include "cli_common.hpp"
 #include "diagnose_run.hpp"
 #include "diagnosis_console.hpp"
+#include "interrupt.hpp"
+#include "online_diagnosis.hpp"
 
 namespace cann_debug::cli {
 
@@ -14,9 +16,18 @@ Verb register_diagnose(CLI::App& app, const GlobalOptions& g) {
       "confidence, evidence, suggestions");
   auto r = std::make_shared<DiagnoseRequest>();
   auto json_out = std::make_shared<bool>(false);
+  auto follow = std::make_shared<std::string>();
+  auto idle_timeout = std::make_shared<std::string>("60s");
   cmd->add_option("--input", r->input, "The run's folder, or one file of it (a training log)")
-      ->required()
       ->check(CLI::ExistingPath);
+  cmd->add_option("--follow", *follow,
+                  "Diagnose a run folder while `collect` still writes it: each time an anomaly window of its "
+                  "recording closes, print the diagnosis of that window and append it to "
+                  "RUN_DIR/diagnoses.jsonl; ends when the recording is closed (docs/diagnose.md)")
+      ->check(CLI::ExistingDirectory);
+  cmd->add_option("--idle-timeout", *idle_timeout,
+                  "--follow: stop when the recording has not grown for this long (0 = until it is closed)")
+      ->capture_default_str();
   cmd->add_option("--scenario", r->scenario,
                   "auto (default: chosen from the files), training, inference, distributed")
       ->check(CLI::IsMember({"auto", "training", "inference", "distributed"}));
@@ -29,19 +40,56 @@ Verb register_diagnose(CLI::App& app, const GlobalOptions& g) {
       "--kb-outcomes", r->kb_outcomes,
       "Outcomes `optimize --feedback` measured, quoted as the suggestions' expected gains (default: "
       "$CANN_DEBUG_KB_OUTCOMES, else ~/.local/share/cann-debug/outcomes.json; \"\" = priors only)");
-  return {cmd, [&g, r, json_out] {
-            r->report_model = !*json_out;  // the console renders the report's model
-            const DiagnoseResult result = diagnose_folder(g, *r);
-            if (result.rc != kOk) {
-              fmt::print(stderr, "error: {}\n", result.error);
-              return result.rc;
-            }
-            if (*json_out)
-              fmt::print("{}\n", result.document.dump(2));
-            else
-              print_diagnosis_text(result.document, result.report);
-            return static_cast<int>(kOk);
-          }};
+  return {
+      cmd, [&g, r, json_out, follow, idle_timeout] {
+        if (follow->empty() == r->input.empty()) {
+          fmt::print(stderr,
+                     "error: give --input RUN (a finished run) or --follow RUN_DIR (one being written)\n");
+          return static_cast<int>(kUsage);
+        }
+        if (!follow->empty()) {
+          const auto idle = parse_duration_ns(*idle_timeout);
+          if (!idle || *idle < 0) {
+            fmt::print(stderr, "error: --idle-timeout: expected a duration like 60s or 0, got '{}'\n",
+                       *idle_timeout);
+            return static_cast<int>(kUsage);
+          }
+          FollowRequest f;
+          f.run_dir = *follow;
+          f.scenario = r->scenario;
+          f.kb_outcomes = r->kb_outcomes;
+          f.json_lines = *json_out;
+          f.idle_timeout_ns = *idle;
+          InterruptScope interrupt;
+          f.interrupt = interrupt.level();
+          f.interrupt_fd = interrupt.wake_fd();
+          if (!*json_out)
+            fmt::print(stderr, "follow: {}: waiting for anomaly windows of {}/recording.cdr (Ctrl-C stops)\n",
+                       *follow, *follow);
+          const FollowResult result = follow_run(g, f);
+          if (!result.error.empty()) fmt::print(stderr, "error: {}\n", result.error);
+          const auto& s = result.summary;
+          std::string latency;
+          if (s.contains("latency_ms"))
+            latency = fmt::format("; printed {:.0f} ms (median) and at most {:.0f} ms after a window closed",
+                                  s["latency_ms"].value("p50", 0.0), s["latency_ms"].value("max", 0.0));
+          fmt::print(stderr, "follow: {} windows, {} diagnosed{}; {:.2f} s of CPU over {:.1f} s ({:.1f}%)\n",
+                     s.value("windows", 0), s.value("diagnosed", 0), latency, s.value("cpu_s", 0.0),
+                     s.value("wall_s", 0.0), 100.0 * s.value("cpu_share", 0.0));
+          return result.rc;
+        }
+        r->report_model = !*json_out;  // the console renders the report's model
+        const DiagnoseResult result = diagnose_folder(g, *r);
+        if (result.rc != kOk) {
+          fmt::print(stderr, "error: {}\n", result.error);
+          return result.rc;
+        }
+        if (*json_out)
+          fmt::print("{}\n", result.document.dump(2));
+        else
+          print_diagnosis_text(result.document, result.report);
+        return static_cast<int>(kOk);
+      }};
 }
 
 }  // namespace cann_debug::cli

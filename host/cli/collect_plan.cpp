@@ -66,6 +66,7 @@ host::PipelineBuilder make_pipeline(const CollectRequest& request, const host::P
     builder.add(instance_id(type), options);
   }
   nlohmann::json writer = {{"path", request.output}, {"compress", request.compress}, {"meta", meta}};
+  if (request.flush_interval_ns > 0) writer["flush_interval"] = request.flush_interval_ns;
   if (request.correlation && request.interval_ns > 0) writer["align"] = request.interval_ns;
   builder.add(kWriterId, writer);
   for (const auto& type : sources)

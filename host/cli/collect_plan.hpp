@@ -19,6 +19,7 @@ struct CollectRequest {
   std::string output;                  // recording file
   bool compress = false;               // anomaly-window retention
   bool correlation = false;            // sample times on one grid (align = interval)
+  std::int64_t flush_interval_ns = 0;  // the writer's flush_interval (0 = its default)
   std::vector<std::string> overrides;  // "type.option=value" or "type/name.option=value"
   std::string command_line;            // stored in the recording's header
 };

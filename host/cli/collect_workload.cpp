@@ -8,12 +8,14 @@
 
 #include <cerrno>
 #include <chrono>
+#include <condition_variable>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <memory>
+#include <mutex>
 #include <thread>
 
 #include <fmt/format.h>
@@ -24,6 +26,7 @@
 #include "cli_common.hpp"
 #include "fusion_summary.hpp"
 #include "interrupt.hpp"
+#include "online_diagnosis.hpp"
 #include "stream_capture.hpp"
 
 namespace cann_debug::cli {
@@ -195,6 +198,17 @@ void print_summary(const nlohmann::json& fusion) {
                    : "",
                clock);
   }
+  const auto& online = fusion["online"];
+  if (online.value("diagnose", false)) {
+    std::string latency;
+    if (online.contains("latency_ms"))
+      latency = fmt::format(", printed {:.0f} ms (median) and at most {:.0f} ms after they closed",
+                            online["latency_ms"].value("p50", 0.0), online["latency_ms"].value("max", 0.0));
+    fmt::print(stderr, "  anomaly windows: {} diagnosed{} (diagnoses.jsonl)\n", online.value("diagnosed", 0),
+               latency);
+  } else if (online.is_object()) {
+    fmt::print(stderr, "  anomaly windows: {} marked (fusion.json)\n", online.value("windows", 0));
+  }
   fmt::print(stderr, "  stored {} bytes for {} raw ({:.2f}); fusion.json written\n",
              fusion.value("stored_bytes", 0), fusion.value("raw_bytes", 0),
              fusion.value("stored_over_raw", 1.0));
@@ -215,7 +229,7 @@ host::PipelinePlan follow_workload(const host::PipelinePlan& plan, long pid) {
 
 }  // namespace
 
-int collect_workload(const WorkloadRequest& request, const CollectPlan& plan,
+int collect_workload(const GlobalOptions& g, const WorkloadRequest& request, const CollectPlan& plan,
                      const host::PluginRegistry& registry, host::RunOptions options) {
   const fs::path run_dir = fs::absolute(request.run_dir).lexically_normal();
   std::error_code ec;
@@ -294,6 +308,29 @@ int collect_workload(const WorkloadRequest& request, const CollectPlan& plan,
     stop.raise(1);
   });
 
+  // Anomaly windows are marked online from the recording as the writer completes its chunks (and, with
+  // --diagnose, each is diagnosed as it closes). The follower ends when the writer closes the recording.
+  StopSignal follower_stop;
+  FollowRequest follow;
+  follow.run_dir = run_dir.string();
+  follow.diagnose = request.diagnose;
+  follow.kb_outcomes = request.kb_outcomes;
+  follow.scenario = request.scenario;
+  follow.print_to = request.diagnose ? stderr : nullptr;
+  follow.interrupt = follower_stop.level();
+  follow.interrupt_fd = follower_stop.fd();
+  FollowResult followed;
+  std::mutex follower_mutex;
+  std::condition_variable follower_done_cv;
+  bool follower_done = false;
+  std::thread follower([&] {
+    FollowResult r = follow_run(g, follow);
+    std::lock_guard lock(follower_mutex);
+    followed = std::move(r);
+    follower_done = true;
+    follower_done_cv.notify_one();
+  });
+
   options.interrupt = stop.level();
   options.interrupt_fd = stop.fd();
   host::RunReport report;
@@ -303,6 +340,14 @@ int collect_workload(const WorkloadRequest& request, const CollectPlan& plan,
     report = runner.run();
   }
   supervisor.join();
+  {
+    // The recording is closed now: the follower reads its last chunks and ends by itself. If the writer
+    // never made a file (the samplers failed), it is told to stop.
+    std::unique_lock lock(follower_mutex);
+    if (!follower_done_cv.wait_for(lock, std::chrono::seconds(10), [&] { return follower_done; }))
+      follower_stop.raise(1);
+  }
+  follower.join();
   for (const auto& e : report.errors) fmt::print(stderr, "{}\n", e.to_string());
 
   if (child) {
@@ -325,7 +370,11 @@ int collect_workload(const WorkloadRequest& request, const CollectPlan& plan,
   }
   run.copied = pick_up(request, run_dir);
 
-  const auto fusion = fusion_summary(registry, run_dir.string(), run, recording);
+  auto fusion = fusion_summary(registry, run_dir.string(), run, recording);
+  fusion["anomaly_windows"] = followed.windows;
+  fusion["online"] = followed.summary;
+  fusion["online"]["diagnose"] = request.diagnose;
+  if (!followed.error.empty()) fusion["online"]["error"] = followed.error;
   write_json_atomically(run_dir / "fusion.json", fusion);
   if (request.json)
     fmt::print("{}\n", fusion.dump(2));

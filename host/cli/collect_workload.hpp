@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "cli_common.hpp"
 #include "collect_plan.hpp"
 #include "graph_runner.hpp"
 #include "plugin_registry.hpp"
@@ -22,10 +23,15 @@ struct WorkloadRequest {
   std::uint64_t max_log_bytes = 0;  // per captured stream; 0 = no limit
   std::int64_t duration_ns = 0;     // stop the workload (SIGTERM to its group) after this long
   bool json = false;
+  /// Diagnose each anomaly window as it closes (diagnoses.jsonl); without it the windows are only marked
+  /// (fusion.json lists them).
+  bool diagnose = false;
+  std::string kb_outcomes;  // --diagnose: the advisor's measured outcomes ("" = priors only)
+  std::string scenario = "auto";
 };
 
 /// Runs it; returns the process exit code of collect (the workload's, 127/126 when it could not start).
-int collect_workload(const WorkloadRequest& request, const CollectPlan& plan,
+int collect_workload(const GlobalOptions& g, const WorkloadRequest& request, const CollectPlan& plan,
                      const host::PluginRegistry& registry, host::RunOptions options);
 
 }  // namespace cann_debug::cli

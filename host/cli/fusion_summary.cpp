@@ -92,6 +92,10 @@ nlohmann::json fusion_summary(const host::PluginRegistry& registry, const std::s
   const auto in = stats::collect_input(registry, run_dir, {});
   const fs::path root(run_dir);
   for (const auto& f : in.files) {
+    // collect's own outputs are not sources of the run.
+    if (const auto rel = fs::relative(f.path, root).generic_string();
+        rel == "fusion.json" || rel == "diagnoses.jsonl")
+      continue;
     const std::string kind = kind_of(f);
     nlohmann::json s = {{"path", fs::relative(f.path, root).generic_string()},
                         {"kind", kind},

@@ -88,6 +88,10 @@ int run_tapped(const GlobalOptions& g, const TapRequest& request, EmbeddedRun& o
   }
   TapSpec taps;
   taps.types = request.tap_types;
+  taps.ports = request.tap_ports;
+  taps.on_message = request.on_message;
+  taps.interrupt = request.interrupt;
+  taps.interrupt_fd = request.interrupt_fd;
   return run_document(g, *doc, diags, taps, out);
 }
 

@@ -32,6 +32,12 @@ struct TapRequest {
   std::map<std::string, nlohmann::json> set_on_type;
   /// Message types to tap on every output port that emits them.
   std::vector<std::string> tap_types;
+  /// Output ports to tap (type/name, port), beside those of tap_types.
+  std::vector<host::PortTap> tap_ports;
+  /// Hand each tapped message over as it is emitted, and stop the sources on an interrupt (TapSpec).
+  std::function<void(const TappedMessage&)> on_message;
+  const std::atomic<int>* interrupt = nullptr;
+  int interrupt_fd = -1;
   /// Keep the pipeline's sinks (they write their files under ${output}) instead of dropping them.
   bool keep_sinks = false;
   /// Sink types kept even when the others are dropped (their options set through set_on_type, e.g. the

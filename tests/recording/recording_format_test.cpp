@@ -127,6 +127,64 @@ TEST_F(RecordingFormat, AFileNeverClosedReadsUpToItsLastCompleteChunk) {
   EXPECT_NE(r.recovery_note().find("incomplete"), std::string::npos) << r.recovery_note();
 }
 
+TEST_F(RecordingFormat, AFileStillBeingWrittenIsFollowedChunkByChunkUntilItIsClosed) {
+  // `diagnose --follow`: the reader reads what the writer completed, waits at a chunk cut in half, reads
+  // it once the writer finished it, and ends with the index once the writer closed the file.
+  const auto path = (dir_ / "live.cdr").string();
+  WriterOptions o;
+  o.chunk_bytes = 1 << 30;
+  o.flush_interval_ns = 1'000'000'000'000;  // chunks only where this test flushes
+  RecordingWriter w(path, o);
+  const auto clock = w.series_of(point("npu.aicore.frequency", "hertz", {{"device", "0"}}, 0));
+  auto add = [&](int from, int to) {
+    for (int i = from; i < to; ++i) w.add_sample(kT0 + i * 10'000'000, {{clock, 1.8e9 + i}});
+  };
+  add(0, 100);
+  w.flush();
+  RecordingReader r(path);
+  EXPECT_FALSE(r.closed_cleanly());
+  EXPECT_EQ(read_all(r).size(), 100u);
+  EXPECT_FALSE(r.refresh()) << "nothing new yet";
+
+  add(100, 250);
+  w.flush();
+  const auto after_second = fs::file_size(path);
+  add(250, 300);
+  w.flush();
+  // The third chunk as a reader may see it while the writer is in the middle of writing it.
+  const auto whole = fs::file_size(path);
+  const auto third = (dir_ / "third.bin").string();
+  {
+    std::ifstream in(path, std::ios::binary);
+    in.seekg(static_cast<std::streamoff>(after_second));
+    std::string bytes(whole - after_second, '\0');
+    in.read(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+    std::ofstream(third, std::ios::binary).write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+  }
+  fs::resize_file(path, after_second + 30);
+  ASSERT_TRUE(r.refresh());
+  EXPECT_EQ(read_all(r).size(), 150u) << "the second chunk; the third is cut inside its header";
+  EXPECT_NE(r.recovery_note().find("incomplete"), std::string::npos) << r.recovery_note();
+  {
+    std::ifstream in(third, std::ios::binary);
+    std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    std::fstream out(path, std::ios::binary | std::ios::in | std::ios::out);
+    out.seekp(static_cast<std::streamoff>(after_second));
+    out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+  }
+  ASSERT_TRUE(r.refresh());
+  const auto third_points = read_all(r);
+  ASSERT_EQ(third_points.size(), 50u);
+  EXPECT_DOUBLE_EQ(third_points.front().value, 1.8e9 + 250);
+
+  add(300, 310);
+  w.close({{"why", "done"}});
+  ASSERT_TRUE(r.refresh());
+  EXPECT_TRUE(r.closed_cleanly()) << "the index was read once the footer appeared";
+  EXPECT_EQ(read_all(r).size(), 10u);
+  EXPECT_FALSE(r.refresh());
+}
+
 TEST_F(RecordingFormat, ADamagedChunkOfAClosedFileIsAnErrorNamingItsOffset) {
   const auto path = write(3000, 16 * 1024);
   RecordingReader probe(path);

@@ -2,13 +2,9 @@
 // anomaly are kept at full resolution, everything else is downsampled into summaries (mean, min, max,
 // count per period).
 //
-// Detection per series, O(1) per value:
-//   - robust z-score: z = (x - m) / s, where m is an exponentially weighted mean and s an exponentially
-//     weighted mean absolute deviation (x 1.2533, the normal-consistent scale), both updated with the value
-//     clipped to m +- 3s (Huber), so a spike does not drag them; s has a floor of rel_floor * |m|;
-//   - change points: a two-sided CUSUM of z (drift k, threshold h); on an alarm the baseline restarts at the
-//     new level, so a step change is kept once rather than flagged until the mean has caught up.
-// A value with |z| >= z_threshold, or a CUSUM alarm, is anomalous and kept at full resolution with context:
+// Each value is judged by the series' SeriesBaseline (recording/change_detector.hpp: a robust z-score and a
+// CUSUM of it). A value with |z| >= z_threshold, or a CUSUM alarm, is anomalous and kept at full resolution
+// with context:
 //   - an isolated outlier (sampling jitter, one slow read) keeps `context` values on each side;
 //   - a sustained anomaly (a second anomalous value on the same side within that context, or a change point;
 //     a high value next to a low one is sampling jitter) keeps the `pre`
@@ -18,6 +14,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "recording/change_detector.hpp"
 #include "recording/recording_format.hpp"
 
 namespace cann_debug::plugins::recording {
@@ -32,6 +29,15 @@ struct RetentionOptions {
   double alpha = 0.05;      // EWMA weight of a new value
   double cusum_k = 0.5, cusum_h = 12.0;
   double rel_floor = 0.01;  // s >= rel_floor * |m|
+
+  DetectorOptions detector() const {
+    return {.z_threshold = z_threshold,
+            .warmup = warmup,
+            .alpha = alpha,
+            .cusum_k = cusum_k,
+            .cusum_h = cusum_h,
+            .rel_floor = rel_floor};
+  }
 };
 
 /// Where retention sends its decisions.
@@ -52,7 +58,8 @@ struct RetentionTotals {
 
 class AnomalyRetention {
  public:
-  explicit AnomalyRetention(RetentionOptions options = {}) : options_(options) {}
+  explicit AnomalyRetention(RetentionOptions options = {})
+      : options_(options), detector_(options.detector()) {}
 
   void feed(std::uint64_t series, TimestampNs ts, double value, RetentionSink& out);
   /// End of the recording: held values go out (kept if inside a post window, summarised otherwise).
@@ -99,23 +106,19 @@ class AnomalyRetention {
     double sum = 0, min = 0, max = 0;
   };
   struct State {
-    std::uint64_t n = 0;
-    double mean = 0, dev = 0;
-    double cusum_pos = 0, cusum_neg = 0;
+    SeriesBaseline baseline;
     std::size_t post_left = 0;
-    int side = 0;          // sign of the last value's deviation (0: not finite)
-    int anomaly_side = 0;  // ... of the last anomalous value
+    int anomaly_side = 0;  // sign of the last anomalous value's deviation
     Ring ring;
     Bucket bucket;
   };
 
-  enum class Verdict { kNormal, kOutlier, kChange };
-  Verdict judge(State& s, double x);
   void keep_ring(std::uint64_t series, State& s, std::size_t newest, RetentionSink& out);
   void summarise(std::uint64_t series, State& s, const Value& v, RetentionSink& out);
   void close_bucket(std::uint64_t series, State& s, RetentionSink& out);
 
   RetentionOptions options_;
+  DetectorOptions detector_;
   std::vector<State> states_;
   RetentionTotals totals_;
 };

@@ -62,7 +62,11 @@ RecordingReader::RecordingReader(std::string path) : path_(std::move(path)), in_
   cursor_ = header_.data_offset;
   data_end_ = file_size_;
 
-  // The footer, when the writer closed the file.
+  read_footer();
+}
+
+// The footer, when the writer closed the file: the index gives every series and where the chunks end.
+void RecordingReader::read_footer() {
   if (file_size_ >= header_.data_offset + kFooterSize) {
     if (auto footer = read_at(file_size_ - kFooterSize, kFooterSize);
         footer && footer->substr(16) == kFooterMagic) {
@@ -100,6 +104,20 @@ RecordingReader::RecordingReader(std::string path) : path_(std::move(path)), in_
   }
 }
 
+bool RecordingReader::refresh() {
+  if (closed_cleanly() || (stopped_ && !incomplete_)) return false;
+  std::error_code ec;
+  const std::uint64_t size = std::filesystem::file_size(path_, ec);
+  if (ec || size <= file_size_) return false;
+  file_size_ = size;
+  data_end_ = size;
+  read_footer();
+  stopped_ = false;
+  incomplete_ = false;
+  recovery_note_.clear();
+  return true;
+}
+
 std::optional<std::string> RecordingReader::read_at(std::uint64_t offset, std::size_t n) {
   if (offset > file_size_ || n > file_size_ - offset) return std::nullopt;
   std::string buf(n, '\0');
@@ -122,22 +140,24 @@ std::optional<DecodedChunk> RecordingReader::next() {
   if (cursor_ >= data_end_) {
     if (!indexed) {
       stopped_ = true;
+      incomplete_ = true;
       recovery_note_ = fmt::format(
           "the recording was not closed cleanly (no index); all {} bytes read: its last chunk is complete",
           file_size_);
     }
     return std::nullopt;
   }
-  auto stop = [&](std::string why) -> std::optional<DecodedChunk> {
+  auto stop = [&](std::string why, bool incomplete = false) -> std::optional<DecodedChunk> {
     if (indexed) throw std::runtime_error(fmt::format("{}: byte {}: {}", path_, cursor_, why));
     stopped_ = true;
+    incomplete_ = incomplete;
     recovery_note_ =
         fmt::format("the recording was not closed cleanly (no index); read up to byte {} of {}: {}", cursor_,
                     file_size_, why);
     return std::nullopt;
   };
   auto head = read_at(cursor_, kChunkHeaderSize);
-  if (!head) return stop("the last chunk is incomplete (its header is cut off)");
+  if (!head) return stop("the last chunk is incomplete (its header is cut off)", true);
   ByteReader h(*head);
   const std::uint32_t magic = h.u32();
   const std::uint32_t csize = h.u32();
@@ -150,7 +170,7 @@ std::optional<DecodedChunk> RecordingReader::next() {
   if (magic != kChunkMagic) return stop("expected a chunk ('CDCK')");
   if (csize > kMaxBlockSize || rsize > kMaxBlockSize) return stop("chunk sizes out of range");
   auto frame = read_at(cursor_ + kChunkHeaderSize, csize);
-  if (!frame) return stop("the last chunk is incomplete (cut off inside its data)");
+  if (!frame) return stop("the last chunk is incomplete (cut off inside its data)", true);
   std::string why;
   auto raw = zstd_decompress(*frame, rsize, why);
   if (!raw) return stop("damaged chunk: " + why);

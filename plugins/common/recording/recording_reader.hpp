@@ -46,6 +46,11 @@ class RecordingReader {
   /// The next chunk, or nullopt at the end (or, for an unclosed file, at the first incomplete chunk).
   /// Throws std::runtime_error naming the byte offset when a chunk listed in the index is damaged.
   std::optional<DecodedChunk> next();
+  /// Following a recording that is still being written: after next() returned nullopt on a file without
+  /// a footer, looks at the file again. True when it grew (next() then reads the chunks completed since;
+  /// once the writer closed the file, its index is read too); false when nothing new arrived, the file was
+  /// closed cleanly, or reading stopped at damage rather than at the end of what was written.
+  bool refresh();
   /// After next() returned nullopt on a file without a footer: where reading stopped and why.
   const std::string& recovery_note() const { return recovery_note_; }
 
@@ -58,6 +63,7 @@ class RecordingReader {
   DecodedChunk decode(std::uint64_t offset, std::string_view raw, TimestampNs first_ns, TimestampNs last_ns);
   void define_series(SeriesInfo info);
   std::optional<std::string> read_at(std::uint64_t offset, std::size_t n);
+  void read_footer();
 
   std::string path_;
   std::ifstream in_;
@@ -67,6 +73,7 @@ class RecordingReader {
   std::uint64_t data_end_ = 0;  // index offset, or file size without one
   std::uint64_t cursor_ = 0;
   bool stopped_ = false;
+  bool incomplete_ = false;  // stopped at the end of what was written (not at damage)
   std::string recovery_note_;
   std::vector<SeriesInfo> series_;
 };

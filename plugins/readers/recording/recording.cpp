@@ -1,8 +1,11 @@
 #include "recording.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <memory>
 #include <optional>
+
+#include <fmt/format.h>
 
 #include "cann_debug/reader/parse_error.hpp"
 #include "cann_debug/reader/reader_component.hpp"
@@ -46,6 +49,34 @@ Manifest make_manifest() {
        .min = {},
        .max = {},
        .enum_values = {}},
+      {.name = "follow",
+       .type = OptionType::kBool,
+       .description =
+           "follow a recording that is still being written (`diagnose --follow`): wait for the file to "
+           "appear, read each chunk as the writer completes it, and end when the writer closes the file",
+       .default_value = false,
+       .required = false,
+       .min = {},
+       .max = {},
+       .enum_values = {}},
+      {.name = "follow_interval",
+       .type = OptionType::kDuration,
+       .description = "follow: how often the file is looked at for new chunks",
+       .default_value = 50'000'000,
+       .required = false,
+       .min = 1e6,
+       .max = {},
+       .enum_values = {}},
+      {.name = "follow_idle_timeout",
+       .type = OptionType::kDuration,
+       .description =
+           "follow: stop when the file has not grown for this long (its writer was killed; 0 = wait "
+           "until the file is closed)",
+       .default_value = 60'000'000'000LL,
+       .required = false,
+       .min = 0,
+       .max = {},
+       .enum_values = {}},
       readers::optional_option(),
   };
   m.concurrency = Concurrency::serial();
@@ -57,19 +88,32 @@ Manifest make_manifest() {
   return m;
 }
 
+struct FollowOptions {
+  bool on = false;
+  std::int64_t interval_ns = 50'000'000;
+  std::int64_t idle_timeout_ns = 0;  // 0 = until the file is closed
+};
+
 class RecordingSource final : public readers::ItemSource {
  public:
-  RecordingSource(const std::string& path, std::string summaries, bool summary_only)
-      : summaries_(std::move(summaries)), summary_only_(summary_only) {
-    try {
-      reader_.emplace(path);
-    } catch (const std::exception& e) {
-      throw readers::ParseError(e.what());
-    }
+  RecordingSource(const std::string& path, std::string summaries, bool summary_only, FollowOptions follow)
+      : path_(path), summaries_(std::move(summaries)), summary_only_(summary_only), follow_(follow) {
+    last_growth_ = std::chrono::steady_clock::now();
+    if (!follow_.on) open();
   }
 
   bool next(readers::Items& out, std::size_t /*max_items*/) override {
     if (done_) return false;
+    if (!reader_) {
+      // Following: the writer may not have created the file, or finished its header, yet.
+      try {
+        open();
+      } catch (const readers::ParseError&) {
+        if (idle_too_long()) throw;
+        out.retry_after_ns = follow_.interval_ns;
+        return true;
+      }
+    }
     if (summary_only_ && reader_->closed_cleanly()) {
       const auto& t = reader_->index().at("totals");
       totals_.chunks = t.value("chunks", std::uint64_t{0});
@@ -84,10 +128,25 @@ class RecordingSource final : public readers::ItemSource {
     std::optional<DecodedChunk> chunk;
     try {
       chunk = reader_->next();
+      if (!chunk && follow_.on && reader_->refresh()) {
+        last_growth_ = std::chrono::steady_clock::now();
+        chunk = reader_->next();
+      }
     } catch (const std::exception& e) {
       throw readers::ParseError(e.what());
     }
+    if (!chunk && follow_.on && !reader_->closed_cleanly() && !idle_too_long() &&
+        reader_->recovery_note().find("damaged") == std::string::npos) {
+      out.retry_after_ns = follow_.interval_ns;  // the writer has not completed the next chunk yet
+      return true;
+    }
     if (!chunk) {
+      if (follow_.on && !reader_->closed_cleanly())
+        out.warnings.push_back(
+            fmt::format("{}: stopped following: {}", path_,
+                        idle_too_long() ? fmt::format("the file has not grown for {:.0f} s",
+                                                      static_cast<double>(follow_.idle_timeout_ns) * 1e-9)
+                                        : reader_->recovery_note()));
       finish(out);
       return false;
     }
@@ -121,6 +180,19 @@ class RecordingSource final : public readers::ItemSource {
   }
 
  private:
+  void open() {
+    try {
+      reader_.emplace(path_);
+    } catch (const std::exception& e) {
+      throw readers::ParseError(e.what());
+    }
+  }
+
+  bool idle_too_long() const {
+    return follow_.idle_timeout_ns > 0 && std::chrono::steady_clock::now() - last_growth_ >
+                                              std::chrono::nanoseconds(follow_.idle_timeout_ns);
+  }
+
   void finish(readers::Items& out) {
     Record r;
     r.fields = recording::recording_summary(*reader_, totals_);
@@ -134,8 +206,11 @@ class RecordingSource final : public readers::ItemSource {
     if (totals_.last_ns == kNoTimestamp || ts > totals_.last_ns) totals_.last_ns = ts;
   }
 
+  std::string path_;
   std::string summaries_;
   bool summary_only_ = false;
+  FollowOptions follow_;
+  std::chrono::steady_clock::time_point last_growth_;
   std::optional<RecordingReader> reader_;
   recording::ReadTotals totals_;
   bool done_ = false;
@@ -145,8 +220,12 @@ readers::ReaderSpec make_spec() {
   readers::ReaderSpec spec;
   spec.manifest = make_manifest();
   spec.open = [](const readers::ReaderContext& ctx) -> std::unique_ptr<readers::ItemSource> {
+    FollowOptions follow;
+    follow.on = ctx.config.boolean("follow");
+    follow.interval_ns = ctx.config.duration_ns("follow_interval");
+    follow.idle_timeout_ns = ctx.config.duration_ns("follow_idle_timeout");
     return std::make_unique<RecordingSource>(ctx.path, ctx.config.str("summaries"),
-                                             ctx.config.boolean("summary_only"));
+                                             ctx.config.boolean("summary_only"), follow);
   };
   spec.sniff = [](const SniffInput& input) {
     if (input.is_directory) return 0;

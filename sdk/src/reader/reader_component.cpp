@@ -35,6 +35,13 @@ class FileReader final : public Component {
       done_ = true;  // nothing to read, by request
       return;
     }
+    // A reader that follows a file still being written (a `follow` option set) waits for it to appear.
+    const bool follows = config_.has("follow") && config_.boolean("follow");
+    if (!fs::exists(status) && follows) {
+      source_ = spec_.open(ReaderContext{path_, config_, host_});
+      done_ = false;
+      return;
+    }
     if (!fs::exists(status))
       throw std::runtime_error(fmt::format("{}: cannot open: {}", path_, std::strerror(ENOENT)));
     if (spec_.reads_directory && !fs::is_directory(status))
@@ -70,8 +77,14 @@ class FileReader final : public Component {
     }
     emit(items, out);
     if (!more) done_ = true;
+    if (more && items.retry_after_ns > 0) {
+      retry_after_ns_ = items.retry_after_ns;
+      return PollResult::kIdle;
+    }
     return more ? PollResult::kMore : PollResult::kDone;
   }
+
+  std::int64_t idle_interval_ns() const override { return retry_after_ns_; }
 
  private:
   void emit(Items& items, Emitter& out) {
@@ -104,6 +117,7 @@ class FileReader final : public Component {
   int metrics_port_;
   std::unique_ptr<ItemSource> source_;
   bool done_ = false;
+  std::int64_t retry_after_ns_ = 0;
 };
 
 }  // namespace

@@ -22,6 +22,9 @@ struct Items {
   /// Problems that cost nothing that was read (a ragged CSV row kept as a partial record): the reader
   /// component logs each as a warning of the component.
   std::vector<std::string> warnings;
+  /// Following a file that is still being written: nothing more is there yet; the reader polls again
+  /// after this long (0 = it is not waiting). next() then returns true.
+  std::int64_t retry_after_ns = 0;
 
   bool empty() const { return records.empty() && metrics.empty() && error.empty() && warnings.empty(); }
 };
