@@ -172,9 +172,9 @@ FollowResult follow_run(const GlobalOptions& g, const FollowRequest& request) {
   std::FILE* log = nullptr;
   if (request.diagnose) {
     const auto path = fs::path(request.run_dir) / "diagnoses.jsonl";
-    log = std::fopen(path.c_str(), "a");
+    log = std::fopen(path.c_str(), "w");  // this follow's windows only
     if (!log && request.print_to)
-      fmt::print(request.print_to, "follow: cannot append to {}: {}\n", path.string(), std::strerror(errno));
+      fmt::print(request.print_to, "follow: cannot write {}: {}\n", path.string(), std::strerror(errno));
   }
   std::vector<double> latencies;
   std::size_t diagnosed = 0;

@@ -99,6 +99,52 @@ def check_window(folder, features_path, feature, failures):
     print(f"    window: {w['id']} (steps {w.get('first_step')}-{w.get('last_step')} of {rows[-1][1] if rows else '?'})")
 
 
+# Online: the clock drops for 0.8 s (samples 50-66, 50 ms apart: 2.5 s into the run, once torch has loaded and
+# training runs) and recovers.
+ONLINE_FROM, ONLINE_TO = 50, 66
+THROTTLE_ONCE = {"frequency.7": {"base": 1800, "anomalies": [{"from": ONLINE_FROM, "to": ONLINE_TO, "value": 1100}]},
+                 "temperature": {"base": 62, "noise": 1, "seed": 3,
+                                 "anomalies": [{"from": ONLINE_FROM, "to": ONLINE_TO, "value": 97}]}}
+
+
+def check_online(a, failures):
+    """collect --diagnose: the throttle's windows are diagnosed as device_throttling while training runs, and
+    the evidence names steps logged inside the throttle."""
+    name = "npu-throttled-online"
+    folder = os.path.join(a.work, name)
+    script_path = os.path.join(a.work, name + ".json")
+    with open(script_path, "w") as f:
+        json.dump(npu(THROTTLE_ONCE), f)
+    env = dict(os.environ, CANN_DEBUG_FAKE_DCMI_SCRIPT=script_path)
+    cmd = [a.bin, "collect", "--sources", "ascend_chip", "--interval", "50ms", "--set", f"ascend_chip.library={a.dcmi}",
+           "--set", "ascend_chip.slow_interval=0", "--diagnose", "--scenario", "training", "--kb-outcomes", "",
+           "--output", folder, "--", sys.executable, os.path.join(ROOT, "workloads", TRAIN[0])] + TRAIN[1:] + \
+          ["--seed", "6"]
+    run = subprocess.run(cmd, capture_output=True, text=True, env=env)
+    if run.returncode != 0:
+        failures.append(f"{' '.join(cmd)}: exit {run.returncode}: {run.stderr.strip()[-800:]}")
+        return
+    rows = []
+    path = os.path.join(folder, "diagnoses.jsonl")
+    if os.path.exists(path):
+        with open(path) as f:
+            rows = [json.loads(line) for line in f]
+    device = [r for r in rows if any(s["name"].startswith("npu.") for s in r["series"])]
+    for r in device:
+        d = r.get("diagnosis", {})
+        steps = [(e.get("first_step"), e.get("last_step")) for e in d.get("evidence", []) if e.get("first_step", -1) >= 0]
+        print(f"{name}: window {r['window']} ({r['closed_by']}) => {d.get('top_cause')} "
+              f"{d.get('confidence', 0):.2f}, steps {steps[:1]}, printed {r.get('latency_ms', 0):.0f} ms after it closed")
+        if d.get("top_cause") != "device_throttling":
+            failures.append(f"{folder}: window {r['window']} diagnosed {d.get('top_cause')}: {r}")
+    if not device:
+        failures.append(f"{folder}: no window of the NPU's series in {path}: {rows}")
+    named = [e for r in device for e in r.get("diagnosis", {}).get("evidence", [])
+             if r["diagnosis"].get("evidence_in_window") and e.get("first_step", -1) >= 0]
+    if not named:
+        failures.append(f"{folder}: no diagnosis names the steps inside its window: {device}")
+
+
 def main():
     a = support.arguments(__doc__.splitlines()[0], [("--dcmi", "the fake libdcmi.so"),
                                                     ("--nvml", "the fake libnvidia-ml.so")])
@@ -139,6 +185,7 @@ def main():
                             f"(ranked {[(c['id'], round(c['confidence'], 3)) for c in doc['root_causes']]})")
         if feature:
             check_window(folder, os.path.join(out, "features.jsonl"), feature, failures)
+    check_online(a, failures)
     return support.report(failures)
 
 
