@@ -17,11 +17,13 @@ SeriesBaseline::Verdict SeriesBaseline::judge(double x, const DetectorOptions& o
     mean_ = mean_before_ = x;
     dev_ = 0;
     z_ = 0;
+    scale_before_ = 0;
     return Verdict::kNormal;
   }
   const double scale = std::max({1.2533 * dev_, o.rel_floor * std::abs(mean_), 1e-12});
   const double z = (x - mean_) / scale;
   z_ = z;
+  scale_before_ = scale;
   side_ = z > 0 ? 1 : -1;
   const bool alarm = n_ > o.warmup && std::abs(z) >= o.z_threshold;
   if (n_ > o.warmup) {

@@ -40,8 +40,9 @@ class SeriesBaseline {
   int side() const { return side_; }
   /// The last value's z-score (0 before the baseline had two values or for a non-finite value).
   double z() const { return z_; }
-  /// The baseline the last value was judged against.
+  /// The baseline the last value was judged against, and its scale (the z-score's divisor).
   double mean_before() const { return mean_before_; }
+  double scale_before() const { return scale_before_; }
   std::uint64_t count() const { return n_; }
 
  private:
@@ -49,7 +50,7 @@ class SeriesBaseline {
   double mean_ = 0, dev_ = 0;
   double cusum_pos_ = 0, cusum_neg_ = 0;
   int side_ = 0;
-  double z_ = 0, mean_before_ = 0;
+  double z_ = 0, mean_before_ = 0, scale_before_ = 0;
 };
 
 }  // namespace cann_debug::plugins::recording

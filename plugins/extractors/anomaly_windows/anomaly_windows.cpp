@@ -48,6 +48,16 @@ Manifest make_manifest() {
        .default_value = 5,
        .min = 1,
        .max = 100000},
+      {.name = "min_duration",
+       .type = OptionType::kDuration,
+       .description = "a sustained anomaly opens a window once its series stayed away from its old level "
+                      "this long (a blip back cancels it)",
+       .default_value = "200ms"},
+      {.name = "away_z",
+       .type = OptionType::kDouble,
+       .description = "away from the old level: beyond this many of its scales",
+       .default_value = 6.0,
+       .min = 0.0},
       {.name = "quiet",
        .type = OptionType::kDuration,
        .description = "a series in a window is quiet again this long after its last anomalous value",
@@ -70,7 +80,7 @@ Manifest make_manifest() {
        .default_value = json::array()},
       {.name = "max_series",
        .type = OptionType::kInt,
-       .description = "series a window lists, largest |z| first",
+       .description = "series a window lists, the first to move first",
        .default_value = 8,
        .min = 1,
        .max = 10000},
@@ -92,6 +102,8 @@ class AnomalyWindowsComponent final : public Component {
     o.detector.warmup = static_cast<std::size_t>(config.integer("warmup"));
     o.context = static_cast<std::size_t>(config.integer("context"));
     o.quiet_ns = config.duration_ns("quiet");
+    o.min_duration_ns = config.duration_ns("min_duration");
+    o.away_z = config.number("away_z");
     o.quiet_values = static_cast<std::size_t>(config.integer("quiet_values"));
     o.max_series_listed = static_cast<std::size_t>(config.integer("max_series"));
     o.max_duration_ns = config.duration_ns("max_duration");
