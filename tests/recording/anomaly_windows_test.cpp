@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "recording/anomaly_windows.hpp"
+#include "test_noise.hpp"
 
 using namespace cann_debug;
 using namespace cann_debug::plugins::recording;
@@ -18,13 +19,7 @@ namespace {
 constexpr TimestampNs kT0 = 1'764'000'000'000'000'000;
 constexpr std::int64_t kTick = 10'000'000;  // 10 ms
 
-double noise(std::uint64_t i, int s) {
-  std::uint64_t x = (i + 1) * 6364136223846793005ULL + static_cast<std::uint64_t>(s) * 1442695040888963407ULL;
-  x ^= x >> 33;
-  x *= 0xff51afd7ed558ccdULL;
-  x ^= x >> 33;
-  return static_cast<double>(x % 2'000'001) / 1'000'000.0 - 1.0;
-}
+using cann_debug::testing::noise;
 
 TimestampNs at(int i) {
   return kT0 + i * kTick;

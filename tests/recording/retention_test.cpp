@@ -12,6 +12,7 @@
 #include "recording/anomaly_retention.hpp"
 #include "recording/recording_reader.hpp"
 #include "recording/recording_writer.hpp"
+#include "test_noise.hpp"
 
 namespace fs = std::filesystem;
 using namespace cann_debug;
@@ -24,14 +25,7 @@ constexpr std::int64_t kTick = 10'000'000;  // 10 ms
 constexpr int kSeries = 8;
 constexpr int kSamples = 30'000;  // 300 s at 10 ms
 
-/// Deterministic noise in [-1, 1].
-double noise(std::uint64_t i, int s) {
-  std::uint64_t x = (i + 1) * 6364136223846793005ULL + static_cast<std::uint64_t>(s) * 1442695040888963407ULL;
-  x ^= x >> 33;
-  x *= 0xff51afd7ed558ccdULL;
-  x ^= x >> 33;
-  return static_cast<double>(x % 2'000'001) / 1'000'000.0 - 1.0;
-}
+using cann_debug::testing::noise;
 
 struct Window {
   int series, first, last;  // sample indices, inclusive
