@@ -76,6 +76,7 @@ Verb register_diagnose(CLI::App& app, const GlobalOptions& g) {
           fmt::print(stderr, "follow: {} windows, {} diagnosed{}; {:.2f} s of CPU over {:.1f} s ({:.1f}%)\n",
                      s.value("windows", 0), s.value("diagnosed", 0), latency, s.value("cpu_s", 0.0),
                      s.value("wall_s", 0.0), 100.0 * s.value("cpu_share", 0.0));
+          if (result.rc == kOk && interrupt.level()->load() > 0) return static_cast<int>(kInterrupted);
           return result.rc;
         }
         r->report_model = !*json_out;  // the console renders the report's model
