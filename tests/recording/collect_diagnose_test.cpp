@@ -1,5 +1,5 @@
 // Online diagnosis: `cann-debug collect --diagnose -- COMMAND` beside a scripted NPU (fake libdcmi.so)
-// whose clock drops from 1.0 s to 2.0 s of a 3.5 s run. Each anomaly window of the recording is diagnosed
+// whose clock drops from 1.0 s to 2.0 s of a 5 s run. Each anomaly window of the recording is diagnosed
 // while the run goes on (diagnoses.jsonl, fusion.json), and `diagnose --follow` of the finished folder
 // marks and answers the same windows.
 #include <gtest/gtest.h>
@@ -77,7 +77,7 @@ class CollectDiagnose : public CliTest {
                                      "--output",
                                      (scratch_ / run_dir).string()};
     if (diagnose) args.push_back("--diagnose");
-    args.insert(args.end(), {"--", "/bin/sleep", "3.5"});
+    args.insert(args.end(), {"--", "/bin/sleep", "5"});
     return run(args, std::chrono::seconds(120));
   }
 };
@@ -94,7 +94,7 @@ TEST_F(CollectDiagnose, EachWindowIsDiagnosedWhileTheRunGoesOn) {
 
   // The drop and the recovery of the clock: each window names the clock (or the temperature that came with
   // it), is answered with device_throttling, and was answered while the workload still ran (it ran until
-  // 3.5 s; the recovery window closes at about 2.5 s).
+  // 5 s; the recovery window closes at about 2.7 s).
   int throttle_windows = 0;
   for (const auto& row : rows) {
     ASSERT_TRUE(row.contains("diagnosis")) << row.dump();
