@@ -137,7 +137,8 @@ TEST_F(RecordingFormat, AFileStillBeingWrittenIsFollowedChunkByChunkUntilItIsClo
   RecordingWriter w(path, o);
   const auto clock = w.series_of(point("npu.aicore.frequency", "hertz", {{"device", "0"}}, 0));
   auto add = [&](int from, int to) {
-    for (int i = from; i < to; ++i) w.add_sample(kT0 + i * 10'000'000, {{clock, 1.8e9 + i}});
+    for (int i = from; i < to; ++i)
+      w.add_sample(kT0 + static_cast<TimestampNs>(i) * 10'000'000, {{clock, 1.8e9 + i}});
   };
   add(0, 100);
   w.flush();
