@@ -105,7 +105,7 @@ void RecordingReader::read_footer() {
 }
 
 bool RecordingReader::refresh() {
-  if (closed_cleanly() || (stopped_ && !incomplete_)) return false;
+  if (closed_cleanly() || stopped_at_damage()) return false;
   std::error_code ec;
   const std::uint64_t size = std::filesystem::file_size(path_, ec);
   if (ec || size <= file_size_) return false;
@@ -167,6 +167,9 @@ std::optional<DecodedChunk> RecordingReader::next() {
   h.u32();  // reserved
   const TimestampNs first = h.i64();
   const TimestampNs last = h.i64();
+  // The index after the last chunk of a file whose footer is not written yet: the writer is closing it.
+  if (magic == kIndexMagic)
+    return stop("the writer is writing its index (the footer is not there yet)", true);
   if (magic != kChunkMagic) return stop("expected a chunk ('CDCK')");
   if (csize > kMaxBlockSize || rsize > kMaxBlockSize) return stop("chunk sizes out of range");
   auto frame = read_at(cursor_ + kChunkHeaderSize, csize);

@@ -51,6 +51,9 @@ class RecordingReader {
   /// once the writer closed the file, its index is read too); false when nothing new arrived, the file was
   /// closed cleanly, or reading stopped at damage rather than at the end of what was written.
   bool refresh();
+  /// After next() returned nullopt on a file without a footer: whether it stopped at damage (a chunk that is
+  /// complete but unreadable) rather than at the end of what was written.
+  bool stopped_at_damage() const { return stopped_ && !incomplete_; }
   /// After next() returned nullopt on a file without a footer: where reading stopped and why.
   const std::string& recovery_note() const { return recovery_note_; }
 

@@ -136,7 +136,7 @@ class RecordingSource final : public readers::ItemSource {
       throw readers::ParseError(e.what());
     }
     if (!chunk && follow_.on && !reader_->closed_cleanly() && !idle_too_long() &&
-        reader_->recovery_note().find("damaged") == std::string::npos) {
+        !reader_->stopped_at_damage()) {
       out.retry_after_ns = follow_.interval_ns;  // the writer has not completed the next chunk yet
       return true;
     }
