@@ -1,6 +1,7 @@
 #include "cli_common.hpp"
 
 #include <algorithm>
+#include <cmath>
 
 #include <fmt/format.h>
 #include <spdlog/sinks/stdout_color_sinks.h>
@@ -73,6 +74,13 @@ std::vector<const TappedMessage*> EmbeddedRun::of_type(std::string_view type_id)
   for (const auto& m : messages)
     if (m.envelope.type_id() == type_id) out.push_back(&m);
   return out;
+}
+
+double quantile(std::vector<double> values, double q) {
+  if (values.empty()) return 0;
+  const auto k = static_cast<std::size_t>(std::floor(q * static_cast<double>(values.size() - 1)));
+  std::nth_element(values.begin(), values.begin() + static_cast<std::ptrdiff_t>(k), values.end());
+  return values[k];
 }
 
 int run_document(const GlobalOptions& g, const host::PipelineDocument& doc, host::Diagnostics& diags,

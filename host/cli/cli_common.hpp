@@ -92,6 +92,10 @@ struct TapSpec {
 int run_document(const GlobalOptions& g, const host::PipelineDocument& doc, host::Diagnostics& diags,
                  const TapSpec& taps, EmbeddedRun& out);
 
+/// The value at rank floor(q * (n - 1)) of `values` (0 when empty): the quantile the figures verbs print
+/// (fusion.json's clock offsets, online diagnosis latencies) are computed with.
+double quantile(std::vector<double> values, double q);
+
 /// A verb: its subcommand and what runs when it was given (returns the exit code).
 struct Verb {
   CLI::App* command = nullptr;

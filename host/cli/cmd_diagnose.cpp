@@ -69,13 +69,10 @@ Verb register_diagnose(CLI::App& app, const GlobalOptions& g) {
           const FollowResult result = follow_run(g, f);
           if (!result.error.empty()) fmt::print(stderr, "error: {}\n", result.error);
           const auto& s = result.summary;
-          std::string latency;
-          if (s.contains("latency_ms"))
-            latency = fmt::format("; printed {:.0f} ms (median) and at most {:.0f} ms after a window closed",
-                                  s["latency_ms"].value("p50", 0.0), s["latency_ms"].value("max", 0.0));
+          const std::string latency = latency_text(s);
           fmt::print(stderr, "follow: {} windows, {} diagnosed{}; {:.2f} s of CPU over {:.1f} s ({:.1f}%)\n",
-                     s.value("windows", 0), s.value("diagnosed", 0), latency, s.value("cpu_s", 0.0),
-                     s.value("wall_s", 0.0), 100.0 * s.value("cpu_share", 0.0));
+                     s.value("windows", 0), s.value("diagnosed", 0), latency.empty() ? "" : "; " + latency,
+                     s.value("cpu_s", 0.0), s.value("wall_s", 0.0), 100.0 * s.value("cpu_share", 0.0));
           if (result.rc == kOk && interrupt.level()->load() > 0) return static_cast<int>(kInterrupted);
           return result.rc;
         }

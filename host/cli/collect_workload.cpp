@@ -8,18 +8,19 @@
 
 #include <cerrno>
 #include <chrono>
-#include <condition_variable>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <future>
 #include <memory>
-#include <mutex>
 #include <thread>
 
 #include <fmt/format.h>
+
 #include <fmt/ranges.h>
+#include "cann_debug/time.hpp"
 
 #include "cann_debug/whole_file.hpp"
 #include "child_process.hpp"
@@ -35,12 +36,6 @@ namespace {
 namespace fs = std::filesystem;
 
 constexpr int kPipeGraceMs = 2000;  // after the workload exited, how long its children may hold the pipes
-
-std::int64_t now_ns() {
-  return std::chrono::duration_cast<std::chrono::nanoseconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
 
 /// What the runner watches instead of the signal handler's flag: raised once the workload is gone.
 class StopSignal {
@@ -200,12 +195,9 @@ void print_summary(const nlohmann::json& fusion) {
   }
   const auto& online = fusion["online"];
   if (online.value("diagnose", false)) {
-    std::string latency;
-    if (online.contains("latency_ms"))
-      latency = fmt::format(", printed {:.0f} ms (median) and at most {:.0f} ms after they closed",
-                            online["latency_ms"].value("p50", 0.0), online["latency_ms"].value("max", 0.0));
+    const std::string latency = latency_text(online);
     fmt::print(stderr, "  anomaly windows: {} diagnosed{} (diagnoses.jsonl)\n", online.value("diagnosed", 0),
-               latency);
+               latency.empty() ? "" : ", " + latency);
   } else if (online.is_object()) {
     fmt::print(stderr, "  anomaly windows: {} marked (fusion.json)\n", online.value("windows", 0));
   }
@@ -247,7 +239,7 @@ int collect_workload(const GlobalOptions& g, const WorkloadRequest& request, con
   StopSignal stop;
   std::unique_ptr<ChildProcess> child;
   std::vector<std::unique_ptr<StreamCapture>> captures;
-  run.started_ns = now_ns();
+  run.started_ns = wall_clock_ns();
   if (run.attached) {
     run.pid = request.pid;
     if (!process_alive(request.pid)) {
@@ -264,7 +256,7 @@ int collect_workload(const GlobalOptions& g, const WorkloadRequest& request, con
       child = std::make_unique<ChildProcess>(spec);
     } catch (const StartError& e) {
       run.start_error = e.what();
-      run.ended_ns = now_ns();
+      run.ended_ns = wall_clock_ns();
       fmt::print(stderr, "error: {}\n", e.what());
       write_json_atomically(run_dir / "fusion.json",
                             fusion_summary(registry, run_dir.string(), run, recording));
@@ -294,7 +286,7 @@ int collect_workload(const GlobalOptions& g, const WorkloadRequest& request, con
         fmt::print(stderr, "\ncollect: sent {} to the workload (pid {}){}\n", signal_name(sig), run.pid,
                    sig == SIGKILL ? "" : "; again to escalate");
       }
-      if (deadline > 0 && !duration_signalled && now_ns() >= deadline) {
+      if (deadline > 0 && !duration_signalled && wall_clock_ns() >= deadline) {
         duration_signalled = true;
         if (child) {
           child->signal_group(SIGTERM);
@@ -304,7 +296,7 @@ int collect_workload(const GlobalOptions& g, const WorkloadRequest& request, con
       if (child && child->try_wait()) break;
       if (!child && (!process_alive(run.pid) || run.interrupted || duration_signalled)) break;
     }
-    run.ended_ns = now_ns();
+    run.ended_ns = wall_clock_ns();
     stop.raise(1);
   });
 
@@ -319,17 +311,7 @@ int collect_workload(const GlobalOptions& g, const WorkloadRequest& request, con
   follow.print_to = request.diagnose ? stderr : nullptr;
   follow.interrupt = follower_stop.level();
   follow.interrupt_fd = follower_stop.fd();
-  FollowResult followed;
-  std::mutex follower_mutex;
-  std::condition_variable follower_done_cv;
-  bool follower_done = false;
-  std::thread follower([&] {
-    FollowResult r = follow_run(g, follow);
-    std::lock_guard lock(follower_mutex);
-    followed = std::move(r);
-    follower_done = true;
-    follower_done_cv.notify_one();
-  });
+  std::future<FollowResult> follower = std::async(std::launch::async, [&] { return follow_run(g, follow); });
 
   options.interrupt = stop.level();
   options.interrupt_fd = stop.fd();
@@ -340,14 +322,10 @@ int collect_workload(const GlobalOptions& g, const WorkloadRequest& request, con
     report = runner.run();
   }
   supervisor.join();
-  {
-    // The recording is closed now: the follower reads its last chunks and ends by itself. If the writer
-    // never made a file (the samplers failed), it is told to stop.
-    std::unique_lock lock(follower_mutex);
-    if (!follower_done_cv.wait_for(lock, std::chrono::seconds(10), [&] { return follower_done; }))
-      follower_stop.raise(1);
-  }
-  follower.join();
+  // The recording is closed now: the follower reads its last chunks and ends by itself. If the writer never
+  // made a file (the samplers failed), it is told to stop.
+  if (follower.wait_for(std::chrono::seconds(10)) == std::future_status::timeout) follower_stop.raise(1);
+  const FollowResult followed = follower.get();
   for (const auto& e : report.errors) fmt::print(stderr, "{}\n", e.to_string());
 
   if (child) {

@@ -9,6 +9,7 @@
 #include <fmt/chrono.h>
 #include <fmt/format.h>
 
+#include "cli_common.hpp"
 #include "stats_inputs.hpp"
 
 namespace cann_debug::cli {
@@ -22,13 +23,6 @@ std::string iso(std::int64_t ns) {
   const std::int64_t s = ns / 1'000'000'000, us = (ns % 1'000'000'000) / 1000;
   const auto t = std::chrono::system_clock::time_point(std::chrono::seconds(s));
   return fmt::format("{:%FT%H:%M:%S}.{:06d}Z", t, us);
-}
-
-double quantile(std::vector<double>& v, double q) {
-  if (v.empty()) return 0;
-  const auto k = static_cast<std::size_t>(std::floor(q * static_cast<double>(v.size() - 1)));
-  std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(k), v.end());
-  return v[k];
 }
 
 std::string kind_of(const stats::FileStats& f) {

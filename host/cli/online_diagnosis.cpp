@@ -16,6 +16,7 @@
 #include <fmt/format.h>
 
 #include "cann_debug/messages.hpp"
+#include "cann_debug/time.hpp"
 #include "diagnose_run.hpp"
 #include "scenario_pipeline.hpp"
 
@@ -28,12 +29,6 @@ namespace fs = std::filesystem;
 constexpr const char* kWindowsComponent = "anomaly_windows/detect";
 constexpr const char* kWindowsSchema = "cann-debug.anomaly-window/1";
 
-std::int64_t wall_ns() {
-  return std::chrono::duration_cast<std::chrono::nanoseconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
-
 double cpu_seconds() {
   rusage u{};
   ::getrusage(RUSAGE_SELF, &u);
@@ -44,12 +39,6 @@ double cpu_seconds() {
 std::string clock_text(std::int64_t ns) {
   const auto t = std::chrono::system_clock::time_point(std::chrono::seconds(ns / 1'000'000'000));
   return fmt::format("{:%H:%M:%S}.{:03d}", t, (ns % 1'000'000'000) / 1'000'000);
-}
-
-double quantile(std::vector<double> v, double q) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  return v[static_cast<std::size_t>(q * static_cast<double>(v.size() - 1) + 0.5)];
 }
 
 bool overlaps(const json& ref, std::int64_t start, std::int64_t end) {
@@ -125,6 +114,13 @@ std::string window_line(const json& row) {
   return fmt::format("window {} at {} for {:.2f} s ({}): {} => {}", row.value("window", 0),
                      clock_text(row.value("start_ns", std::int64_t{0})), seconds, row.value("closed_by", ""),
                      what.empty() ? "no series" : what, verdict);
+}
+
+std::string latency_text(const json& summary) {
+  if (!summary.contains("latency_ms")) return {};
+  const auto& l = summary["latency_ms"];
+  return fmt::format("printed {:.0f} ms (median) and at most {:.0f} ms after a window closed",
+                     l.value("p50", 0.0), l.value("max", 0.0));
 }
 
 FollowResult follow_run(const GlobalOptions& g, const FollowRequest& request) {
@@ -212,7 +208,7 @@ FollowResult follow_run(const GlobalOptions& g, const FollowRequest& request) {
       else
         doc = r.document;
     }
-    const std::int64_t now = wall_ns();
+    const std::int64_t now = wall_clock_ns();
     for (auto& w : batch) {
       json row = w;
       const auto start = w.value("start_ns", std::int64_t{0});

@@ -43,4 +43,8 @@ FollowResult follow_run(const GlobalOptions& g, const FollowRequest& request);
 /// The text line of one diagnoses.jsonl row.
 std::string window_line(const nlohmann::json& row);
 
+/// "printed N ms (median) and at most M ms after a window closed" from FollowResult::summary, or "" when no
+/// window was answered at once.
+std::string latency_text(const nlohmann::json& summary);
+
 }  // namespace cann_debug::cli
