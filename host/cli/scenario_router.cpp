@@ -60,15 +60,18 @@ std::optional<Route> route_scenario(const GlobalOptions& g, const std::string& f
   }
   const auto registry = load_registry(g);
   const host::RunFolder run(*registry, folder);
-  std::optional<Route> best;
-  int best_priority = -1;
+  // Highest priority first (ties in search-path order), so the first rule that holds wins and a costly
+  // rule below it (`contains:` reads into files) is never evaluated.
+  std::vector<std::pair<const Candidate*, const host::MatchRule*>> rules;
   for (const auto& c : candidates)
-    for (const auto& rule : c.rules) {
-      if (rule.priority <= best_priority) continue;
-      if (auto why = host::rule_holds(rule, run)) {
-        best = Route{c.scenario, c.pipeline, *why};
-        best_priority = rule.priority;
-      }
+    for (const auto& rule : c.rules) rules.emplace_back(&c, &rule);
+  std::stable_sort(rules.begin(), rules.end(),
+                   [](const auto& a, const auto& b) { return a.second->priority > b.second->priority; });
+  std::optional<Route> best;
+  for (const auto& [c, rule] : rules)
+    if (auto why = host::rule_holds(*rule, run)) {
+      best = Route{c->scenario, c->pipeline, *why};
+      break;
     }
   if (!best) {
     std::vector<std::string> names;

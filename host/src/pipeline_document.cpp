@@ -294,7 +294,8 @@ class Parser {
     }
   }
 
-  // match: a list of rules; each a mapping of reader / file / at_least / fields / equals / priority / says.
+  // match: a list of rules; each a mapping of reader / file / at_least / fields / equals / contains /
+  // priority / says.
   void parse_match(const YAML::Node& root, PipelineDocument& doc) {
     auto m = root["match"];
     if (!m) return;
@@ -303,7 +304,7 @@ class Parser {
       return;
     }
     static const std::vector<std::string> kKeys = {"reader", "file",     "at_least", "fields",
-                                                   "equals", "priority", "says"};
+                                                   "equals", "contains", "priority", "says"};
     for (const auto& r : m) {
       const SourceRef where = at(file_, r.Mark());
       if (!r.IsMap()) {
@@ -340,6 +341,10 @@ class Parser {
           strings(v, rule.files, "file");
         } else if (key == "fields") {
           strings(v, rule.fields, "fields");
+        } else if (key == "contains") {
+          strings(v, rule.contains, "contains");
+          for (const auto& needle : rule.contains)
+            if (needle.empty()) bad(v, "'contains' lists non-empty strings");
         } else if (key == "equals" && v.IsMap()) {
           rule.equals = to_json(v);
         } else if (key == "says" && v.IsScalar()) {

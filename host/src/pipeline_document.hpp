@@ -59,6 +59,10 @@ struct MatchRule {
   std::vector<std::string> fields;
   /// ...and/or these fields with these values.
   nlohmann::json equals = nlohmann::json::object();
+  /// The file (with `file`, or one `reader` claims) holds one of these strings in its first 64 MiB, after
+  /// gzip is undone: what the file is about when its format does not say (a profiler trace of training
+  /// holds "Optimizer.step").
+  std::vector<std::string> contains;
   std::string says;  // what the user is told; {count}: the number of files, {file}: the first one's name
   SourceRef where;
 };

@@ -22,13 +22,15 @@ class RunFolder {
   const std::string& path() const { return path_; }
   /// Files and folders whose best claimant is `reader` (the folder itself included).
   std::size_t claimed_by(const std::string& reader) const;
+  /// The same entries, by path.
+  std::vector<std::string> claimed_paths(const std::string& reader) const;
   /// Files with one of these names.
   std::vector<std::string> named(const std::vector<std::string>& names) const;
 
  private:
   std::string path_;
-  std::map<std::string, std::size_t> claims_;        // reader type -> entries it claims best
-  std::multimap<std::string, std::string> by_name_;  // file name -> path
+  std::map<std::string, std::vector<std::string>> claims_;  // reader type -> entries it claims best
+  std::multimap<std::string, std::string> by_name_;         // file name -> path
 };
 
 /// Why the rule holds for the folder ("2 files read by chrome_trace"), or nullopt when it does not.

@@ -25,7 +25,23 @@ bool non_compute(std::string_view n) {
 
 }  // namespace
 
-EventCategory category_of(std::string_view c) {
+EventCategory category_of(std::string_view category) {
+  // Kineto's first releases (PyTorch 1.8/1.9, the TensorBoard plugin's samples) wrote "Operator", "Kernel",
+  // "Memcpy", "Memset" and "Runtime"; later ones the lower-case names below.
+  char lower[16];
+  if (category.size() <= sizeof lower && !category.empty() &&
+      std::isupper(static_cast<unsigned char>(category[0]))) {
+    for (std::size_t i = 0; i < category.size(); ++i)
+      lower[i] = static_cast<char>(std::tolower(static_cast<unsigned char>(category[i])));
+    const std::string_view old(lower, category.size());
+    if (old == "operator") return EventCategory::kOperator;
+    if (old == "kernel") return EventCategory::kKernel;
+    if (old == "memcpy") return EventCategory::kMemcpy;
+    if (old == "memset") return EventCategory::kMemset;
+    if (old == "runtime") return EventCategory::kRuntime;
+    return EventCategory::kOther;
+  }
+  const std::string_view c = category;
   if (c == "cpu_op" || c == "operator" || c == "gpu_op") return EventCategory::kOperator;
   if (c == "kernel") return EventCategory::kKernel;
   if (c == "gpu_memcpy") return EventCategory::kMemcpy;
@@ -50,6 +66,8 @@ bool is_framework_operator(std::string_view name) {
 
 bool is_operator_event(const Event& e) {
   if (e.phase != 'X' || e.duration_ns < 0 || e.start_ns == kNoTimestamp) return false;
+  // The profiler's step ranges are annotations (user_annotation in later Kineto, "Operator" in the first).
+  if (starts(e.name, "ProfilerStep#")) return false;
   const EventCategory c = category_of(e.category);
   return c == EventCategory::kOperator || c == EventCategory::kKernel || is_framework_operator(e.name);
 }

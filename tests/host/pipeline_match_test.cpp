@@ -4,6 +4,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 
@@ -73,6 +74,41 @@ TEST(MatchRules, FieldsOfTheFirstRecordAndFileCounts) {
   EXPECT_EQ(rules[0].where.line, 4);
 }
 
+TEST(MatchRules, ContainsLooksIntoTheFilesPlainAndGzipAcrossChunkBoundaries) {
+  Folder run("contains");
+  // "Optimizer.step" straddles the 1 MiB read chunk of the search.
+  const std::string head = "{\"traceEvents\": [";
+  std::string big((1u << 20) - head.size(), ' ');
+  big.replace(big.size() - 5, 5, "Optim");
+  run.write("train.trace.json", head + big + "izer.step#SGD.step\"]}");
+  run.write("serve.trace.json", "{\"traceEvents\": [{\"name\": \"aten::mm\"}]}");
+  PluginRegistry no_readers;
+  Diagnostics diags;
+  const auto rules = rules_of(R"(match:
+  - file: train.trace.json
+    contains: ["Optimizer.step", "autograd::engine"]
+  - file: serve.trace.json
+    contains: Optimizer.step
+  - file: [train.trace.json, serve.trace.json]
+    contains: aten::mm
+    says: "{count} {file}"
+)",
+                              diags);
+  ASSERT_FALSE(diags.has_errors()) << diags.to_string();
+  ASSERT_EQ(rules.size(), 3u);
+  const RunFolder folder(no_readers, run.path());
+  EXPECT_EQ(rule_holds(rules[0], folder),
+            "train.trace.json holding \"Optimizer.step\" or \"autograd::engine\"");
+  EXPECT_EQ(rule_holds(rules[1], folder), std::nullopt);
+  EXPECT_EQ(rule_holds(rules[2], folder), "1 serve.trace.json");
+
+  // The same text gzip-compressed is searched decompressed.
+  Folder gz("contains_gz");
+  const std::string plain = (fs::path(run.path()) / "train.trace.json").string();
+  ASSERT_EQ(std::system(("gzip -c " + plain + " > " + gz.path() + "/train.trace.json").c_str()), 0);
+  EXPECT_TRUE(rule_holds(rules[0], RunFolder(no_readers, gz.path())).has_value());
+}
+
 TEST(MatchRules, ProblemsAreReportedAtTheirPosition) {
   Diagnostics diags;
   const auto rules = rules_of(R"(match:
@@ -122,7 +158,7 @@ include:
   const ComponentDecl* sink = doc->component("json_sink/out");
   ASSERT_NE(sink, nullptr);
   EXPECT_EQ(sink->type, "json_sink");
-  EXPECT_EQ(sink->option("path")->value, "/elsewhere.jsonl");  // overrides apply after includes
+  EXPECT_EQ(sink->option("path")->value, "/elsewhere.jsonl");   // overrides apply after includes
   EXPECT_THAT(sink->where.file, HasSubstr("parts/tail.yaml"));  // positions name the included file
   EXPECT_EQ(sink->where.line, 2);
   ASSERT_EQ(doc->links.size(), 1u);

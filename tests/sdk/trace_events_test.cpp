@@ -60,7 +60,14 @@ TEST(TraceEvents, CategoriesOfKinetoAndOtherExporters) {
   EXPECT_EQ(category_of("user_annotation"), EventCategory::kUserAnnotation);
   EXPECT_EQ(category_of("gpu_user_annotation"), EventCategory::kGpuUserAnnotation);
   EXPECT_EQ(category_of("python_function"), EventCategory::kOther);
-  EXPECT_EQ(category_of("Kernel"), EventCategory::kOther);  // Kineto's names are lower case
+  // Kineto's first releases (the TensorBoard plugin's samples) capitalised them.
+  EXPECT_EQ(category_of("Kernel"), EventCategory::kKernel);
+  EXPECT_EQ(category_of("Memcpy"), EventCategory::kMemcpy);
+  EXPECT_EQ(category_of("Memset"), EventCategory::kMemset);
+  EXPECT_EQ(category_of("Runtime"), EventCategory::kRuntime);
+  EXPECT_EQ(category_of("Operator"), EventCategory::kOperator);
+  EXPECT_EQ(category_of("Trace"), EventCategory::kOther);
+  EXPECT_EQ(category_of("KERNEL_LAUNCH_AND_MORE"), EventCategory::kOther);
   EXPECT_TRUE(is_device_row("kernel"));
   EXPECT_TRUE(is_device_row("gpu_memset"));
   EXPECT_FALSE(is_device_row("cuda_runtime"));
@@ -83,6 +90,7 @@ TEST(TraceEvents, OperatorsAreOperatorOrKernelSlicesOrAtenNames) {
   EXPECT_TRUE(is_operator_event(slice("MatMul", "operator")));
   EXPECT_TRUE(is_operator_event(slice("aten::add", "")));  // a trace without categories
   EXPECT_FALSE(is_operator_event(slice("ProfilerStep#3", "user_annotation")));
+  EXPECT_FALSE(is_operator_event(slice("ProfilerStep#3", "Operator")));  // Kineto 1.8: a step, too
   EXPECT_FALSE(is_operator_event(slice("cudaLaunchKernel", "cuda_runtime")));
   Event instant = slice("aten::add", "cpu_op");
   instant.phase = 'i';

@@ -1,8 +1,12 @@
 // chrome_trace reader: Chrome trace JSON -> event.batch/1, streaming (see docs/traces.md).
 #include "chrome_trace.hpp"
 
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
 #include <exception>
 #include <filesystem>
+#include <fstream>
 #include <memory>
 #include <optional>
 #include <stdexcept>
@@ -13,6 +17,8 @@
 #include <fmt/format.h>
 
 #include "cann_debug/messages.hpp"
+#include "cann_debug/reader/claimed_files.hpp"
+#include "cann_debug/reader/reader_component.hpp"
 #include "event_decoder.hpp"
 #include "path_pattern.hpp"
 #include "trace_info.hpp"
@@ -67,6 +73,11 @@ Manifest make_manifest() {
        .type = OptionType::kBool,
        .description = "a missing file (or a pattern matching nothing) is not an error: nothing is emitted",
        .default_value = false},
+      {.name = "claim",
+       .type = OptionType::kBool,
+       .description = "path is a folder or a file: read the files (directly in the folder) that this "
+                      "reader's sniff() claims, whatever their names; a file it does not claim is skipped",
+       .default_value = false},
   };
   m.concurrency = Concurrency::serial();
   m.sample_yaml =
@@ -85,17 +96,41 @@ class ChromeTraceReader final : public Component {
         path_(config.str("path")),
         batch_size_(static_cast<std::size_t>(config.integer("batch_size"))),
         option_rank_(config.integer("rank")),
-        optional_(config.boolean("optional")) {
+        optional_(config.boolean("optional")),
+        claim_(config.boolean("claim")) {
     limits_.max_value_bytes = static_cast<std::size_t>(config.bytes("max_event_bytes"));
   }
 
   void start() override {
-    pattern_ = is_glob_pattern(path_);
+    pattern_ = is_glob_pattern(path_) && !claim_;
     if (optional_ && nothing_to_read()) {
       done_ = true;  // nothing to read, by request
       return;
     }
-    files_ = pattern_ ? expand_trace_pattern(path_) : std::vector<std::string>{path_};
+    if (claim_) {
+      std::error_code ec;
+      if (!std::filesystem::exists(path_, ec))
+        throw std::runtime_error(fmt::format("{}: cannot open: {}", path_, std::strerror(ENOENT)));
+      auto sniff = [](const SniffInput& in) { return sniff_chrome_trace(in); };
+      if (std::filesystem::is_directory(path_, ec)) {
+        files_ = readers::claimed_files(path_, sniff);
+      } else {  // one file given: read it only if it is a trace
+        std::ifstream in(path_, std::ios::binary);
+        std::string head(64 * 1024, '\0');
+        in.read(head.data(), static_cast<std::streamsize>(head.size()));
+        head.resize(static_cast<std::size_t>(std::max<std::streamsize>(in.gcount(), 0)));
+        files_.clear();
+        if (sniff(SniffInput{path_, head, false}) >= readers::kClaimScore) files_.push_back(path_);
+      }
+      if (files_.empty()) {
+        host_.logger().debug("{}: no file here is a trace this reader claims (claim: true)", path_);
+        done_ = true;
+        return;
+      }
+      pattern_ = files_.size() > 1;  // several files: each one's rank from its own content or name
+    } else {
+      files_ = pattern_ ? expand_trace_pattern(path_) : std::vector<std::string>{path_};
+    }
     file_index_ = 0;
     open_current();
   }
@@ -266,6 +301,7 @@ class ChromeTraceReader final : public Component {
   std::unordered_map<std::int64_t, const StepSpans::List*> spans_by_pid_;
   bool done_ = false;
   bool optional_ = false;
+  bool claim_ = false;  // read what sniff() claims of a folder (or of one file)
   bool info_emitted_ = false;
 };
 

@@ -12,6 +12,7 @@
 namespace cann_debug::trace {
 
 // ---- by category (Kineto's `cat`) ---------------------------------------------------------------------
+// Kineto's first releases (PyTorch 1.8/1.9) wrote Operator, Kernel, Memcpy, Memset and Runtime: the same.
 enum class EventCategory : std::uint8_t {
   kOperator,           // cpu_op (PyTorch), operator and gpu_op (other exporters): operator-level slices
   kKernel,             // kernel: a device kernel
@@ -32,7 +33,7 @@ bool is_device_row(std::string_view category);
 bool is_framework_operator(std::string_view name);
 
 /// Complete ('X') events with a start and a non-negative duration that are operators: an operator-level
-/// or kernel category, or an ATen name (traces without categories).
+/// or kernel category, or an ATen name (traces without categories); never the profiler's ProfilerStep#N.
 bool is_operator_event(const Event& e);
 
 // ---- HTA's kernel types, by name ------------------------------------------------------------------------
