@@ -10,13 +10,24 @@ scaled down to keep the sum), their row in every existing variable is a copy of 
 device, full memory, a congested port or a starved host does not change the loss curve or the operator mix
 by itself), and each hardware variable has an `unmeasured` state observed when the run has no recording, with
 near-zero probability under the cause it speaks for: without a recording these causes are ruled out, not
-ranked on their prior. Idempotent: a cause or variable already present is left as it is.
+ranked on their prior.
+
+host_input_bound has two pieces of evidence: a starved host in the recording (host_cpu) and DataLoader calls
+that left the device idle in a profiler trace (data_loader_wait). Either alone may speak for it (a loader
+without worker processes stalls the device on a free host), so neither one's `unmeasured` rules it out: a
+third variable, host_input_evidence, observes whether either was measured, and `none` rules the cause out.
+
+Idempotent: a cause already present is left as it is; the variables named here are (re)written as this
+script says, keeping their place in the graph.
 """
 import json
 import sys
 
 PRIOR = 0.02
-# variable -> (feature, states, threshold, soft width, cause it speaks for, description)
+# The table of a hardware variable (states + unmeasured) under the cause it speaks for and under every other.
+SPEAKS = [0.04995, 0.94905, 0.001]
+OTHERS = [0.891, 0.009, 0.1]
+# variable -> (feature, states, threshold, soft width, cause it speaks for, description[, cause row, others])
 VARIABLES = {
     "device_clock": (
         "hw.device.clock_drop", ["steady", "throttled"], 0.15, 0.02, "device_throttling",
@@ -34,7 +45,26 @@ VARIABLES = {
         "hw.host.cpu_starved_share", ["free", "starved"], 0.2, 0.03, "host_input_bound",
         "Symptom 'starved host': share of the run the host could not feed the workload: a run queue beyond the "
         "cores while other processes took the CPUs, iowait, or hypervisor steal (feature "
-        "hw.host.cpu_starved_share). starved >= 0.2 of the run."),
+        "hw.host.cpu_starved_share). starved >= 0.2 of the run. Under host_input_bound a free host is likely "
+        "too (a DataLoader without workers stalls the device on an idle host). unmeasured: the run has no "
+        "recording of these series (observed as evidence, absent_state); as likely under any cause: "
+        "host_input_evidence rules the cause out when nothing was measured.",
+        [0.4, 0.5, 0.1], OTHERS),
+    "data_loader_wait": (
+        "hw.input.data_loader_exposed_share", ["hidden", "exposed"], 0.1, 0.02, "host_input_bound",
+        "Symptom 'DataLoader stalls the device': share of the profiled step time the training loop spent in "
+        "DataLoader calls while no kernel, memcpy or memset ran (feature hw.input.data_loader_exposed_share, "
+        "from a profiler trace with device rows; the PyTorch profiler's TensorBoard plugin advises more "
+        "loader workers from 5%). exposed >= 0.1 of the step. unmeasured: no trace, no DataLoader calls in "
+        "it, or no device rows (a CPU-only run computes on the host too); as likely under any cause.",
+        [0.1, 0.8, 0.1], OTHERS),
+    "host_input_evidence": (
+        "hw.host.input_measured", ["none", "measured"], 0.5, 0.0, "host_input_bound",
+        "Whether anything measured the host feeding the device: a recording of the host's CPU (host_cpu) or "
+        "a profiler trace with device rows and DataLoader calls (data_loader_wait); feature "
+        "hw.host.input_measured, absent = none. none rules host_input_bound out rather than ranking it on "
+        "its prior.",
+        [0.001, 0.999], [0.1, 0.9]),
     "network_pauses": (
         "hw.network.congestion_ratio", ["clean", "congested"], 0.01, 0.002, "network_congestion",
         "Symptom 'congested network': congestion signals (PFC and pause frames, CNPs, ECN marks, retransmissions) "
@@ -83,26 +113,36 @@ def add(graph):
                 rows += [{"given": {"root_cause": c}, "p": list(row["p"])} for c in new]
             else:
                 rows += [list(rows[healthy]) for _ in new]
-    names = {v["name"] for v in variables}
-    for name, (feature, states, threshold, width, speaks_for, description) in VARIABLES.items():
-        if name in names or speaks_for not in causes:
+    for name, spec in VARIABLES.items():
+        feature, states, threshold, width, speaks_for, description = spec[:6]
+        cause_row, other_row = spec[6:] if len(spec) > 6 else (SPEAKS, OTHERS)
+        if speaks_for not in causes:
             continue
-        cpt = []
-        for cause in root["states"]:
-            cpt.append([0.04995, 0.94905, 0.001] if cause == speaks_for else [0.891, 0.009, 0.1])
-        variables.append({
+        flag = len(cause_row) == len(states)  # no unmeasured state: absence is the first state
+        cpt = [list(cause_row) if cause == speaks_for else list(other_row) for cause in root["states"]]
+        description += " Hand-set (learn: false)."
+        if len(spec) == 6:
+            description += (" unmeasured: the run has no recording of these series (observed as evidence, "
+                            "absent_state): the cause it speaks for is ruled out rather than ranked on its prior.")
+        discretization = {"feature": feature, "states": states, "thresholds": [threshold]}
+        if width > 0:
+            discretization["soft_width"] = width
+        discretization["absent_state"] = states[0] if flag else "unmeasured"
+        variable = {
             "name": name,
-            "description": description + " Hand-set (learn: false). unmeasured: the run has no recording of "
-                           "these series (observed as evidence, absent_state): the cause it speaks for is ruled "
-                           "out rather than ranked on its prior.",
-            "states": states + ["unmeasured"],
+            "description": description,
+            "states": states if flag else states + ["unmeasured"],
             "default_state": states[0],
             "parents": ["root_cause"],
             "learn": False,
-            "discretization": {"feature": feature, "states": states, "thresholds": [threshold],
-                               "soft_width": width, "absent_state": "unmeasured"},
+            "discretization": discretization,
             "cpt": cpt,
-        })
+        }
+        at = next((i for i, v in enumerate(variables) if v["name"] == name), None)
+        if at is None:
+            variables.append(variable)
+        else:
+            variables[at] = variable
     learned = graph.get("_learned")
     if learned is not None and new:
         learned["hand_set"] = (learned.get("hand_set", "") + " Added after this learning run and not learnt "

@@ -136,6 +136,67 @@ TEST_F(DiagnoseCli, PerWorkerKinetoTracesAreRoutedToDistributedWhateverTheirName
   EXPECT_EQ(doc["scenario_from"], "2 profiler traces (one per rank)");
 }
 
+// One trace alone says by its content what ran: an optimizer step is training, a collective one rank of a
+// distributed job, neither (a forward pass) is not told.
+TEST_F(DiagnoseCli, OneKinetoTraceIsRoutedByWhatItHolds) {
+  std::ifstream in(fs::path(CANN_DEBUG_SOURCE_DIR) / "tests/data/traces/kineto_small.json");
+  const std::string trace((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const std::string slice =
+      R"({"ph": "X", "cat": "user_annotation", "name": "NAME", "pid": 100, "tid": 101, "ts": 1200.0, "dur": 5.0},)";
+  auto with = [&](const std::string& name) {
+    std::string s = slice;
+    s.replace(s.find("NAME"), 4, name);
+    std::string t = trace;
+    t.insert(t.find("\"traceEvents\": [") + 16, s);
+    return t;
+  };
+  const std::map<std::string, std::string> expected = {
+      {"Optimizer.step#SGD.step", "training"}, {"ncclKernel_AllReduce_RING_LL_Sum_float", "distributed"}};
+  for (const auto& [name, scenario] : expected) {
+    const fs::path dir = scratch_ / scenario;
+    fs::create_directories(dir);
+    std::ofstream(dir / "host.1234.pt.trace.json") << with(name);
+    ASSERT_EQ(run({"diagnose", "--input", dir.string(), "--json"}), 0) << child_->err();
+    EXPECT_EQ(json::parse(child_->out())["scenario"], scenario) << name;
+  }
+  const fs::path forward = scratch_ / "forward";
+  fs::create_directories(forward);
+  std::ofstream(forward / "host.1234.pt.trace.json") << with("aten::linear");
+  EXPECT_NE(run({"diagnose", "--input", forward.string()}), 0);
+  EXPECT_THAT(child_->err(), ::testing::HasSubstr("cannot tell the scenario"));
+}
+
+// The PyTorch profiler TensorBoard plugin's real ResNet-50 pair (V100, Kineto 1.8): one trace of training
+// steps is routed to training by its content, and the steps that waited for a DataLoader without workers
+// with the GPU idle make host_input_bound; the same model with 4 workers does not. The trace given as one
+// file is read the same.
+TEST_F(DiagnoseCli, AKinetoTrainingTraceWhoseDeviceWaitsForTheDataLoaderIsHostInputBound) {
+  const fs::path pair = kShared / "real" / "kineto" / "kineto_tb_plugin";
+  if (!fs::is_directory(pair / "resnet50_num_workers_0")) GTEST_SKIP() << "no " << pair;
+  ASSERT_EQ(run({"diagnose", "--input", (pair / "resnet50_num_workers_0").string(), "--json"}), 0)
+      << child_->err();
+  json doc = json::parse(child_->out());
+  EXPECT_EQ(doc["scenario"], "training");
+  EXPECT_THAT(doc["scenario_from"].get<std::string>(),
+              ::testing::HasSubstr("a profiler trace of training steps"));
+  EXPECT_EQ(doc["root_causes"][0]["id"], "host_input_bound");
+  EXPECT_GT(doc["root_causes"][0]["confidence"].get<double>(), 0.5);
+  EXPECT_THAT(doc["evidence"].dump(), ::testing::HasSubstr("waited for the DataLoader"));
+  ASSERT_FALSE(doc["suggestions"].empty());
+  EXPECT_THAT(doc["suggestions"].dump(), ::testing::HasSubstr("num_workers"));
+
+  for (const auto& entry : fs::directory_iterator(pair / "resnet50_num_workers_4")) {
+    ASSERT_EQ(run({"diagnose", "--input", entry.path().string(), "--json"}), 0) << child_->err();
+    doc = json::parse(child_->out());
+    EXPECT_EQ(doc["scenario"], "training");
+    for (const auto& c : doc["root_causes"]) {
+      if (c["id"] == "host_input_bound") {
+        EXPECT_LT(c["confidence"].get<double>(), 0.05);
+      }
+    }
+  }
+}
+
 // The logs large-model teams have (Megatron-LM golden values, Megatron-DeepSpeed stdout, a MindSpeed-LLM
 // baseline, an llm.c log), each given as one file or as its folder, are training runs.
 TEST_F(DiagnoseCli, LlmScaleTrainingLogsAreDiagnosedAsTraining) {

@@ -1,10 +1,12 @@
 #include "hardware_features.hpp"
 
+#include <algorithm>
 #include <vector>
 
 #include "cann_debug/messages.hpp"
 #include "conditions.hpp"
 #include "hardware_series.hpp"
+#include "input_wait.hpp"
 
 namespace cann_debug::plugins {
 namespace {
@@ -18,7 +20,8 @@ Manifest make_manifest() {
   m.version = "0.1.0";
   m.stability = Stability::kAlpha;
   m.description =
-      "Hardware evidence: throttled device clocks, memory pressure, network congestion, a starved host.";
+      "Hardware evidence: throttled device clocks, memory pressure, network congestion, a starved host, "
+      "DataLoader stalls.";
   m.inputs = {{"metrics",
                {std::string(MetricBatch::type_id)},
                false,
@@ -26,7 +29,11 @@ Manifest make_manifest() {
               {"records",
                {std::string(RecordBatch::type_id)},
                false,
-               "the run's log rows (steps, requests) to name what a window overlapped"}};
+               "the run's log rows (steps, requests) to name what a window overlapped"},
+              {"events",
+               {std::string(EventBatch::type_id)},
+               false,
+               "profiler traces (chrome_trace): steps the device sat idle waiting for the DataLoader"}};
   m.outputs = {
       {"features", std::string(FeatureSet::type_id), "the hardware features, once at end of stream"}};
   m.options = {
@@ -67,7 +74,8 @@ Manifest make_manifest() {
       "recording/hw: { path: \"${input}/recording.cdr\", optional: true }\n"
       "hardware_features/hw: { min_samples: 3, min_window: 200ms }\n"
       "# links: recording/hw.metrics -> hardware_features/hw.metrics\n"
-      "#        jsonl/steps.records  -> hardware_features/hw.records\n";
+      "#        jsonl/steps.records  -> hardware_features/hw.records\n"
+      "#        chrome_trace/trace.events -> hardware_features/hw.events\n";
   return m;
 }
 
@@ -84,22 +92,41 @@ class HardwareFeatures final : public Component {
   void process(const Envelope& message, std::size_t port, Emitter&) override {
     if (port == 0)
       store_.add(message.as<MetricBatch>());
-    else
+    else if (port == 1)
       timeline_.add(message.as<RecordBatch>());
+    else
+      input_.add(message.as<EventBatch>());
   }
 
   void flush(Emitter& out) override {
-    if (store_.empty())
-      return;  // nothing sampled: no hardware features (a diagnosis observes them as unmeasured)
-    store_.finish();
-    timeline_.finish();
-    const hardware::Context ctx{store_, timeline_, rule_, limits_};
+    // Nothing sampled and no trace: no hardware features (a diagnosis observes them as unmeasured).
+    if (store_.empty() && input_.empty()) return;
     FeatureSet set;
     set.scope = "run";
-    hardware::device_clock(ctx, set.features);
-    hardware::memory_pressure(ctx, set.features);
-    hardware::network_congestion(ctx, set.features);
-    hardware::host_cpu(ctx, set.features);
+    if (!store_.empty()) {
+      store_.finish();
+      timeline_.finish();
+      const hardware::Context ctx{store_, timeline_, rule_, limits_};
+      hardware::device_clock(ctx, set.features);
+      hardware::memory_pressure(ctx, set.features);
+      hardware::network_congestion(ctx, set.features);
+      hardware::host_cpu(ctx, set.features);
+    }
+    input_.features(set.features);
+    // Whether anything measured the host feeding the device: a starved host and an exposed DataLoader
+    // both speak for host_input_bound, and the cause is ruled out only when neither was measured.
+    for (const char* name : {"hw.host.cpu_starved_share", "hw.input.data_loader_exposed_share"}) {
+      auto it = std::find_if(set.features.begin(), set.features.end(),
+                             [&](const Feature& f) { return f.name == name; });
+      if (it == set.features.end()) continue;
+      Feature measured;
+      measured.name = "hw.host.input_measured";
+      measured.value = 1.0;
+      measured.unit = "flag";
+      measured.evidence = it->evidence;
+      set.features.push_back(std::move(measured));
+      break;
+    }
     if (set.features.empty()) return;
     out.emit(0, CorrelationKey{}, std::move(set));
   }
@@ -109,6 +136,7 @@ class HardwareFeatures final : public Component {
   hardware::RunTimeline timeline_;
   hardware::StretchRule rule_;
   hardware::Thresholds limits_;
+  hardware::InputWaitTimeline input_;
 };
 
 }  // namespace

@@ -33,6 +33,8 @@ const std::map<std::string, double> kHealthyRun = {
     {"hw.device.clock_drop", 0.0},
     {"hw.memory.peak_utilization", 0.6},
     {"hw.host.cpu_starved_share", 0.0},
+    {"hw.input.data_loader_exposed_share", 0.01},
+    {"hw.host.input_measured", 1.0},
     {"hw.network.congestion_ratio", 1e-4},
 };
 
