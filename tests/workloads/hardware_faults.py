@@ -3,7 +3,9 @@
 reading the fake DCMI / NVML libraries, scripted so that the device throttles, HBM fills or a RoCE port storms
 PFC pauses partway through; `cann-debug diagnose` of the run folder must name the hardware cause and the
 steps its window overlapped (those whose logged time falls in it), and the same workload on a scripted
-healthy device must stay healthy. Exits 77 (CTest: skipped) without torch/sklearn.
+healthy device must stay healthy. The host's own CPUs are the fifth: the real procfs sampler beside the
+workload while busy processes (twice as many as cores) take the CPUs must give host_input_bound, and
+without them healthy. Exits 77 (CTest: skipped) without torch/sklearn.
 
   /usr/bin/python3 tests/workloads/hardware_faults.py --bin build/bin/cann-debug --work /tmp/hw \\
       --dcmi build/tests/samplers/ascend/fake_dcmi/libdcmi.so --nvml build/.../fake_nvml/libnvidia-ml.so
@@ -56,7 +58,15 @@ RUNS = [
     ("gpu-throttled", TRAIN, "nvml", GPU_THROTTLE, "device_throttling", "hw.device.clock_drop"),
     ("roce-pfc-storm", DDP, "roce", npu(PFC_STORM), "network_congestion", "hw.network.congestion_ratio"),
     ("roce-healthy", DDP, "roce", npu({}), "healthy", None),
+    # The real /proc: "hogs" starts busy processes beside the workload for the whole run.
+    ("host-starved", TRAIN, "procfs", "hogs", "host_input_bound", "hw.host.cpu_starved_share"),
+    ("host-free", TRAIN, "procfs", None, "healthy", None),
 ]
+
+
+def start_hogs():
+    """Busy processes, two per core, that take the CPUs from the workload until killed."""
+    return [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(2 * (os.cpu_count() or 1))]
 
 
 def logged_steps(folder):
@@ -154,19 +164,26 @@ def main():
     failures = []
     for name, workload, sampler, script, expected, feature in RUNS:
         folder = os.path.join(a.work, name)
-        script_path = os.path.join(a.work, name + ".json")
-        with open(script_path, "w") as f:
-            json.dump(script, f)
-        env = dict(os.environ, CANN_DEBUG_FAKE_DCMI_SCRIPT=script_path, CANN_DEBUG_FAKE_NVML_SCRIPT=script_path)
-        library = a.nvml if sampler == "nvml" else a.dcmi
-        cmd = [a.bin, "collect", "--sources", sampler, "--interval", "50ms", "--set", f"{sampler}.library={library}",
-               "--output", folder]
+        env = dict(os.environ)
+        cmd = [a.bin, "collect", "--sources", sampler, "--interval", "50ms", "--output", folder]
+        if isinstance(script, dict):  # a fake library's script
+            script_path = os.path.join(a.work, name + ".json")
+            with open(script_path, "w") as f:
+                json.dump(script, f)
+            env.update(CANN_DEBUG_FAKE_DCMI_SCRIPT=script_path, CANN_DEBUG_FAKE_NVML_SCRIPT=script_path)
+            cmd += ["--set", f"{sampler}.library={a.nvml if sampler == 'nvml' else a.dcmi}"]
         if sampler in ("ascend_chip", "nvml"):  # temperature every sample too
             cmd += ["--set", f"{sampler}.slow_interval=0"]
         if sampler == "roce":
             cmd += ["--set", "roce.rdma_sysfs=false"]
         cmd += ["--", sys.executable, os.path.join(ROOT, "workloads", workload[0])] + workload[1:] + ["--seed", "6"]
-        run = subprocess.run(cmd, capture_output=True, text=True, env=env)
+        hogs = start_hogs() if script == "hogs" else []
+        try:
+            run = subprocess.run(cmd, capture_output=True, text=True, env=env)
+        finally:
+            for h in hogs:
+                h.kill()
+                h.wait()
         if run.returncode != 0:
             failures.append(f"{' '.join(cmd)}: exit {run.returncode}: {run.stderr.strip()[-800:]}")
             continue
