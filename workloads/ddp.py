@@ -27,10 +27,14 @@ Faults (faultlib/distributed_faults.py; each changes the program the ranks run, 
   no_comm_overlap    gradients allreduced after backward (no DDP, or DDP under no_sync()): one flattened
                      buffer / one per layer / one per tensor
   load_imbalance     uneven batch split: one rank 1.5 / 2.5 / 4 x the others' batch (or 1/x, or a ramp)
+  expert_imbalance   model.type moe: the router prefers the experts of one rank (a gate bias, no balancing
+                     loss): that rank computes most tokens, the others wait for it in the MoE's all_to_all
 
 Axes (config keys, set with --set KEY=VALUE; dotted keys as in config.json):
 
   world_size 2 | 3 | 4                     model.type mlp (model.hidden [widths]) | cnn (model.channels [..])
+                                           | moe (model.width, .hidden, .tokens, .experts_per_rank: one
+                                           expert-parallel MoE layer, faultlib/moe.py; moe_aux_loss_coeff)
   optimizer.name sgd | adam, optimizer.momentum, lr      batch_size_per_rank      steps
   dataset.name digits (sklearn) | synthetic (10-class 8x8 images) | any faultlib.datasets name for an mlp
   num_threads_per_rank      bucket_cap_mb (healthy: 25 or another sane value)     clip_threshold
@@ -67,16 +71,18 @@ from torch.profiler import ProfilerActivity, profile, record_function, schedule 
 
 from faultlib import casefolder, datasets, hostmetrics, injector, options  # noqa: E402
 from faultlib import distributed_faults as dfaults  # noqa: E402
+from faultlib import moe  # noqa: E402
 
 SCENARIO = "distributed"
 # Keys that describe the program's internals and environment (a rank's input pipeline, the batch split, how
 # gradients are synchronised, other load on the machine): the ranks read them, config.json leaves them out.
-PRIVATE_KEYS = ("grad_sync", "straggler", "imbalance", "noise")
+PRIVATE_KEYS = ("grad_sync", "straggler", "imbalance", "noise", "expert_router")
 USER_RANGES = ("data_loading", "forward", "backward", "optimizer_step")
 # The default model has 2.3 MB of parameters in 34 tensors: DDP's first bucket (always up to 1 MB) leaves
 # enough tensors for bucket_cap_mb to matter (2 allreduces per step at 25 MB, 10 at 0.05 MB).
 DEFAULT_HIDDEN = [192] * 16
 DEFAULT_CHANNELS = [16, 32, 32]
+DEFAULT_MOE = {"width": 64, "hidden": 256, "tokens": 8, "experts_per_rank": 2}
 
 
 # ----------------------------------------------------------------------------------------------------------
@@ -103,6 +109,8 @@ def default_config(seed):
         "grad_sync": "overlap",
         "straggler": None,
         "imbalance": None,
+        "expert_router": None,  # the expert_imbalance fault: {"hot_rank", "bias"}
+        "moe_aux_loss_coeff": 0.01,  # model.type moe: weight of the router's load-balancing loss
         "noise": {"jitter_frac": 0.0, "spike_prob": 0.0, "spike_frac": 0.0,
                   "background_procs": 0, "background_duty": 0.5},
     }
@@ -124,8 +132,14 @@ def finalize(config):
     if world < 1:
         raise SystemExit("error: world_size must be >= 1")
     config["world_size"] = world
-    if config["model"].get("type") not in ("mlp", "cnn"):
-        raise SystemExit(f"error: model.type {config['model'].get('type')!r}: expected mlp or cnn")
+    if config["model"].get("type") not in ("mlp", "cnn", "moe"):
+        raise SystemExit(f"error: model.type {config['model'].get('type')!r}: expected mlp, cnn or moe")
+    if config["model"]["type"] == "moe":  # the mlp's hidden widths (a list) are not the MoE's expert width
+        m = config["model"]
+        config["model"] = {"type": "moe", **{k: m[k] if isinstance(m.get(k), (int, float)) else d
+                                             for k, d in DEFAULT_MOE.items()}}
+    if config.get("expert_router") and config["model"]["type"] != "moe":
+        raise SystemExit("error: expert_router (the expert_imbalance fault) needs model.type moe")
     if config["wrapper"] not in ("DistributedDataParallel", "none"):
         raise SystemExit(f"error: wrapper {config['wrapper']!r}: expected DistributedDataParallel or none")
     if config["grad_sync"] not in dfaults.GRAD_SYNC:
@@ -142,7 +156,7 @@ def finalize(config):
     sch = config["profiler"]["schedule"]
     if int(config["steps"]) < sch["wait"] + sch["warmup"] + 1:
         raise SystemExit(f"error: steps {config['steps']} leaves no profiled step with schedule {sch}")
-    for key, salt in (("straggler", 1), ("imbalance", 2)):
+    for key, salt in (("straggler", 1), ("imbalance", 2), ("expert_router", 3)):
         if config.get(key):
             config[key]["rank"] = dfaults.resolve_rank(config[key].get("rank"), world, config["seed"], salt)
     dfaults.rank_batch_sizes(config)  # rejects an unknown imbalance.pattern before any rank starts
@@ -151,6 +165,8 @@ def finalize(config):
 
 
 def model_public(m):
+    if m["type"] == "moe":
+        return {"type": "moe", **{k: int(m[k]) for k in DEFAULT_MOE}}
     key, default = ("hidden", DEFAULT_HIDDEN) if m["type"] == "mlp" else ("channels", DEFAULT_CHANNELS)
     return {"type": m["type"], key: [int(w) for w in m.get(key, default)]}
 
@@ -171,6 +187,11 @@ def public_config(config, data_info, model_stats, profiled_steps):
     out["batch_size_per_rank"] = config["batch_size_per_rank"]
     out["global_batch_size"] = config["batch_size_per_rank"] * config["world_size"]
     out.update({k: config[k] for k in ("optimizer", "lr", "clip_threshold", "steps", "num_threads_per_rank")})
+    if config["model"]["type"] == "moe":
+        out["moe_aux_loss_coeff"] = config["moe_aux_loss_coeff"]
+        out["expert_parallel_size"] = config["world_size"]
+    else:
+        out.pop("moe_aux_loss_coeff", None)
     out["cpu_count"] = os.cpu_count()
     out["seed"] = config["seed"]
     out["framework"] = f"pytorch {torch.__version__} (cpu)"
@@ -221,10 +242,17 @@ def load_data(config):
     return x, y, info
 
 
-def build_model(config, in_shape, classes):
+def build_model(config, in_shape, classes, rank=0, world=1, group=None):
     """mlp: Linear+ReLU per hidden width; cnn: Conv3x3+ReLU per channel count, 2x2 pool, Linear.
-    Parameter names are those of nn.Sequential (0.weight, 0.bias, 2.weight, ...)."""
+    Parameter names are those of nn.Sequential (0.weight, 0.bias, 2.weight, ...). moe: faultlib/moe.py's
+    classifier holding rank `rank`'s experts of `world` ranks."""
     m = config["model"]
+    if m["type"] == "moe":
+        router = config.get("expert_router") or {}
+        k = int(m["experts_per_rank"])
+        bias = moe.gate_bias(k * world, k, router.get("rank"), router.get("bias", 0.0))
+        return moe.MoEClassifier(in_shape[0], classes, int(m["width"]), int(m["hidden"]), int(m["tokens"]), k,
+                                 rank, world, bias, group)
     layers = []
     if m["type"] == "mlp":
         prev = in_shape[0]
@@ -385,16 +413,25 @@ def rank_main(rank, config, port, output, workdir, watchdog_s):
     batch_size = dfaults.rank_batch_sizes(config)[rank]
     loader = ShardLoader(x, y, rank, world, batch_size, config["seed"])
     torch.manual_seed(config["seed"])  # the same initial weights on every rank
-    net = build_model(config, list(x.shape[1:]), int(y.max()) + 1)
+    is_moe = config["model"]["type"] == "moe"
+    # The MoE's all_to_all runs on a group of its own, apart from the gradient allreduces.
+    moe_group = dist.new_group(list(range(world))) if is_moe else None
+    net = build_model(config, list(x.shape[1:]), int(y.max()) + 1, rank, world, moe_group)
     names = [n for n, _ in net.named_parameters()]
     params = list(net.parameters())
+    # Expert parallel: each rank owns its experts; their gradients come back through the all_to_all and are
+    # not averaged over the ranks.
+    local = {n for n in names if ".experts." in n}
     ddp = config["wrapper"] == "DistributedDataParallel"
     if ddp:
+        if local:
+            nn.parallel.DistributedDataParallel._set_params_and_buffers_to_ignore_for_model(net, sorted(local))
         model = nn.parallel.DistributedDataParallel(net, bucket_cap_mb=float(config["bucket_cap_mb"]))
     else:
         model = net
-        for p in params:  # what DDP's constructor does: start from rank 0's weights
-            dist.broadcast(p.data, 0)
+        for n, p in zip(names, params):  # what DDP's constructor does: start from rank 0's weights
+            if n not in local:
+                dist.broadcast(p.data, 0)
     sync = config["grad_sync"]
     opt_cfg = config["optimizer"]
     if opt_cfg["name"] == "sgd":
@@ -422,12 +459,17 @@ def rank_main(rank, config, port, output, workdir, watchdog_s):
             with no_sync:
                 with record_function("forward"):
                     loss = loss_fn(model(xb), yb)
+                    if is_moe:
+                        loss = loss + float(config["moe_aux_loss_coeff"]) * net.moe.aux_loss
                 with record_function("backward"):
                     loss.backward()
             if sync != "overlap":
-                sync_after_backward(params, names, sync, world)
+                synced = [(n, p) for n, p in zip(names, params) if n not in local]
+                sync_after_backward([p for _, p in synced], [n for n, _ in synced], sync, world)
             with record_function("optimizer_step"):
-                norms = torch.stack([p.grad.detach().norm() for p in params])
+                # An expert that got no token this step has no gradient.
+                norms = torch.stack([p.grad.detach().norm() if p.grad is not None else torch.zeros(())
+                                     for p in params])
                 grad_norm = float(norms.norm())
                 if clip is not None:
                     nn.utils.clip_grad_norm_(params, float(clip))
@@ -435,6 +477,8 @@ def rank_main(rank, config, port, output, workdir, watchdog_s):
             log.write({"step": step, "time": time.time(), "rank": rank, "loss": float(loss),
                        "grad_norm": grad_norm, "lr": config["lr"], "clip_threshold": clip,
                        "batch_size": batch_size,
+                       **({"moe_tokens_per_expert": net.moe.tokens_per_expert,
+                           "moe_aux_loss": float(net.moe.aux_loss)} if is_moe else {}),
                        "layer_grad_norms": {n: float(v) for n, v in zip(names, norms.tolist())}})
             delays.observe(step, time.perf_counter() - t0)
             prof.step()
@@ -614,6 +658,11 @@ def measure(config, output, rows, summaries):
     extra = [s["straggler_extra_ms"] for s in summaries if s["straggler_extra_ms"] is not None]
     if extra:
         m["straggler_extra_ms"] = round(extra[0], 2)
+    tokens = [row["moe_tokens_per_expert"] for row in rows if row.get("moe_tokens_per_expert")]
+    if tokens:  # every rank routes its own tokens: the sum over ranks is what each rank's experts got
+        k = int(config["model"]["experts_per_rank"])
+        per_expert = [sum(t[e] for t in tokens) / (len(tokens) / world) for e in range(len(tokens[0]))]
+        m["moe_tokens_per_rank"] = [round(sum(per_expert[r * k:(r + 1) * k]), 1) for r in range(world)]
     m.update(host_summary(os.path.join(output, "host_metrics.jsonl")))
     return m, profiled
 
@@ -660,6 +709,8 @@ def notes_of(fault, config, fault_params, m):
     elif fault == "load_imbalance":
         parts.append(f"batch sizes {m['rank_batch_sizes']}, forward time max/min across ranks "
                      f"{m['forward_max_over_min']}")
+    if m.get("moe_tokens_per_rank"):
+        parts.append(f"MoE tokens per rank's experts per step {m['moe_tokens_per_rank']}")
     return "Measured: " + "; ".join(parts) + "."
 
 
@@ -681,8 +732,9 @@ def variant_of(config):
                                    ("background", noise.get("background_procs"))) if on]
     v = {
         "world": config["world_size"],
-        "model": _layers_name(m["type"], m.get("hidden" if m["type"] == "mlp" else "channels",
-                                               DEFAULT_HIDDEN if m["type"] == "mlp" else DEFAULT_CHANNELS)),
+        "model": (f"moe{m['experts_per_rank'] * config['world_size']}x{m['width']}" if m["type"] == "moe" else
+                  _layers_name(m["type"], m.get("hidden" if m["type"] == "mlp" else "channels",
+                                                DEFAULT_HIDDEN if m["type"] == "mlp" else DEFAULT_CHANNELS))),
         "optimizer": opt["name"] if opt["name"] == "adam" else ("sgd+momentum" if opt.get("momentum") else "sgd"),
         "lr": config["lr"],
         "batch": config["batch_size_per_rank"],
@@ -702,6 +754,8 @@ def variant_of(config):
     if config.get("imbalance"):
         v["rank"] = config["imbalance"]["rank"]
         v["imbalance_pattern"] = config["imbalance"].get("pattern")
+    if config.get("expert_router"):
+        v["rank"] = config["expert_router"]["rank"]
     return v
 
 
@@ -716,7 +770,8 @@ def main(argv=None):
     args = ap.parse_args(argv)
     config, fault_params = build_config(args)
     x, y, data_info = load_data(config)
-    stats = model_stats(build_model(config, list(x.shape[1:]), data_info["num_classes"]))
+    stats = model_stats(build_model(config, list(x.shape[1:]), data_info["num_classes"], 0,
+                                    config["world_size"]))
     del x, y
 
     output = os.path.abspath(args.output)

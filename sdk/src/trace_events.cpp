@@ -124,4 +124,15 @@ bool is_straggler_comm_kernel(std::string_view n) {
   return starts(n, "ncclKernel");
 }
 
+bool is_moe_expert_compute(std::string_view n) {
+  std::string lower(n.substr(0, 256));
+  for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  static constexpr std::string_view kParts[] = {
+      "groupedgemm", "grouped_gemm", "grouped_mm", "groupedmatmul",   "grouped_matmul",
+      "fused_moe",   "moe.expert",   "moe_expert", "experts.forward", "expert_forward"};
+  for (std::string_view p : kParts)
+    if (has(lower, p)) return true;
+  return false;
+}
+
 }  // namespace cann_debug::trace

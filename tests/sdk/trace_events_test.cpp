@@ -74,6 +74,16 @@ TEST(TraceEvents, CategoriesOfKinetoAndOtherExporters) {
   EXPECT_FALSE(is_device_row("cpu_op"));
 }
 
+TEST(TraceEvents, MixtureOfExpertsComputationByName) {
+  for (const char* name : {"GroupedGemm", "grouped_gemm::ops::gmm", "aten::_grouped_mm", "GroupedMatmul",
+                           "aclnnGroupedMatmulV4_GroupedMatmul_GroupedMatmul", "npu_grouped_matmul",
+                           "fused_moe_kernel", "moe.expert3", "MoE_Expert_FFN", "experts.forward"})
+    EXPECT_TRUE(is_moe_expert_compute(name)) << name;
+  for (const char* name : {"aten::mm", "moe.dispatch", "moe.combine", "router", "MoeGatingTopKSoftmax",
+                           "gloo:all_to_all", "ncclKernel_AllToAll"})
+    EXPECT_FALSE(is_moe_expert_compute(name)) << name;
+}
+
 Event slice(std::string name, std::string category) {
   Event e;
   e.name = std::move(name);

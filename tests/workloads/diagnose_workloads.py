@@ -22,6 +22,9 @@ RUNS = [
     ("serve.py", "no_batching", "strong", ["client.num_requests=60"], "no_batching"),
     ("ddp.py", "none", "medium", ["steps=30"], "healthy"),
     ("ddp.py", "straggler_rank", "strong", ["steps=30"], "straggler_rank"),
+    # A mixture of experts over the 2 ranks (expert parallel): balanced, and a router that favours one rank.
+    ("ddp.py", "none", "medium", ["steps=30", "model.type=moe"], "healthy"),
+    ("ddp.py", "expert_imbalance", "medium", ["steps=30"], "expert_imbalance"),
     # Under `cann-debug collect -- ...`: the workload finds its output folder in $CANN_DEBUG_RUN_DIR, the
     # host is sampled beside it, and the run folder (recording, stdout.log, fusion.json) is diagnosed whole.
     ("collect train.py", "lr_too_high", "strong", ["steps=150", "optimizer.name=sgd"], "lr_too_high"),

@@ -36,9 +36,22 @@ def build(*argv):
 class ConfigLevel(unittest.TestCase):
     """What the injector and --set do to the configuration (no run)."""
 
-    def test_four_faults_registered(self):
+    def test_five_faults_registered(self):
         self.assertEqual(set(injector.faults_of("distributed")),
-                         {"straggler_rank", "small_bucket_size", "no_comm_overlap", "load_imbalance"})
+                         {"straggler_rank", "small_bucket_size", "no_comm_overlap", "load_imbalance",
+                          "expert_imbalance"})
+
+    def test_expert_imbalance_makes_a_moe_without_balancing_loss(self):
+        config, params = build("--fault", "expert_imbalance", "--magnitude", "medium", "--seed", "2")
+        self.assertEqual(config["model"]["type"], "moe")
+        self.assertEqual(config["moe_aux_loss_coeff"], 0.0)
+        self.assertEqual(params["gate_bias"], 1.0)
+        self.assertIn(params["hot_rank"], (0, 1))
+        config, _ = build("--seed", "2", "--set", "model.type=moe")  # healthy MoE: balancing loss on
+        self.assertIsNone(config["expert_router"])
+        self.assertGreater(config["moe_aux_loss_coeff"], 0)
+        with self.assertRaises(SystemExit):  # the fault needs an MoE model
+            build("--fault", "expert_imbalance", "--set", "model.type=mlp")
 
     def test_healthy_default_has_no_fault_knobs(self):
         config, params = build("--seed", "1")
@@ -187,6 +200,21 @@ class Runs(unittest.TestCase):
         self.assertLess(other, 0.1 * slow)
         # rank 0 waits for rank 1 in the allreduce
         self.assertGreater(median(traces[0], "collective_ms"), 3 * median(traces[1], "collective_ms"))
+
+    def test_expert_imbalance_sends_most_tokens_to_the_hot_ranks_experts(self):
+        _, expected, rows, _, config = case("moe", "--fault", "expert_imbalance", "--magnitude", "strong",
+                                            "--set", "expert_router.rank=1")
+        self.assertEqual(config["model"]["type"], "moe")
+        self.assertEqual(config["moe_aux_loss_coeff"], 0.0)
+        tokens = expected["measured"]["moe_tokens_per_rank"]
+        self.assertGreater(tokens[1], 5 * tokens[0])
+        _, expected, rows, _, _ = case("moe-healthy", "--set", "model.type=moe")
+        tokens = expected["measured"]["moe_tokens_per_rank"]
+        self.assertLess(max(tokens) / min(tokens), 1.2)  # noisy top-1 gating starts balanced
+        # The router is data parallel (its gradient averaged over the ranks), the experts are each rank's own.
+        step = [r["layer_grad_norms"] for r in rows if r["step"] == 4]
+        self.assertAlmostEqual(step[0]["moe.router.weight"], step[1]["moe.router.weight"], places=5)
+        self.assertNotAlmostEqual(step[0]["moe.experts.0.0.weight"], step[1]["moe.experts.0.0.weight"], places=5)
 
     def test_load_imbalance_gives_unequal_batches(self):
         _, expected, rows, traces, config = case(

@@ -11,6 +11,8 @@ would see them there (`wrapper`, `bucket_cap_mb`).
   no_comm_overlap    key grad_sync (wrapper none, or DDP under no_sync): one flattened / one per layer / one
                      per tensor allreduce after backward
   load_imbalance     keys imbalance.rank / .factor / .pattern: batch sizes max/min 1.5 / 2.5 / 4
+  expert_imbalance   keys expert_router.rank / .bias, moe_aux_loss_coeff 0, model.type moe (unless set):
+                     the router's logits biased 0.5 / 1.0 / 3.0 toward one rank's experts
 
 A rank of `null` means "drawn from the run's seed once the world size is final" (ddp.py resolves it after
 `--set`, so a matrix can set `world_size` after the fault chose nothing yet); a negative rank counts from the
@@ -83,6 +85,19 @@ def _imbalance(config, magnitude, rng):
     return describe("load_imbalance", config)
 
 
+@register("expert_imbalance", "distributed",
+          "a mixture-of-experts model whose router sends most tokens to the experts of one rank (a router "
+          "trained without its load-balancing loss): that rank's experts compute longest every step and the "
+          "other ranks wait for it in the MoE's all_to_all")
+def _expert_imbalance(config, magnitude, rng):
+    if (config.get("model") or {}).get("type") != "moe":
+        config["model"] = {"type": "moe"}
+    # Logit bias on the hot rank's experts, against the gating noise of standard deviation 1.
+    config["expert_router"] = {"rank": None, "bias": pick(magnitude, 0.5, 1.0, 3.0)}
+    config["moe_aux_loss_coeff"] = 0.0
+    return describe("expert_imbalance", config)
+
+
 def resolve_rank(rank, world_size, seed, salt):
     """A configured rank as a rank index: null = drawn from the seed, negative = from the end."""
     if rank is None:
@@ -124,6 +139,10 @@ def describe(fault_id, config):
         return {"bucket_cap_mb": config.get("bucket_cap_mb"), "wrapper": config.get("wrapper")}
     if fault_id == "no_comm_overlap":
         return {"gradient_sync": config.get("grad_sync"), "wrapper": config.get("wrapper")}
+    if fault_id == "expert_imbalance":
+        r = config.get("expert_router") or {}
+        return {"hot_rank": r.get("rank"), "gate_bias": r.get("bias"),
+                "moe_aux_loss_coeff": config.get("moe_aux_loss_coeff")}
     if fault_id == "load_imbalance":
         imb = config.get("imbalance") or {}
         out = {"rank": imb.get("rank"), "factor": imb.get("factor"), "pattern": imb.get("pattern")}

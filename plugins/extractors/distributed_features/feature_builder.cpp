@@ -23,6 +23,8 @@ struct RankSummary {
          collective_calls = 0;
   bool device_timeline = false;  // collective and idle figures from the GPU kernels
   double kernel_compute_ms = 0;
+  double expert_ms = 0;  // the MoE experts' computation in a step, least over the steps (0: no MoE seen)
+  double dense_ms = 0;   // the compute it is compared with (kernels, else the forward) without the experts
   double total_step_ns = 0, total_collective_ns = 0, total_exposed_ns = 0, total_in_backward_ns = 0;
   std::vector<StepBreakdown> steps;
 };
@@ -62,6 +64,16 @@ RankSummary summarize(std::int64_t rank, const RankTrace& trace) {
   r.collective_calls = median_over_steps(s, [](const StepBreakdown& b) { return b.collective_calls; });
   r.device_timeline = trace.has_device_timeline();
   r.kernel_compute_ms = median_ms(s, [](const StepBreakdown& b) { return b.kernel_compute_ns; });
+  // The least over the profiled steps: the work a rank's tokens take. A rank descheduled on a shared CPU
+  // inflates some steps, never shortens one.
+  r.expert_ms = r.dense_ms = -1;
+  for (const auto& b : s) {
+    const std::int64_t compute = b.expert_on_device ? b.kernel_compute_ns : b.forward_compute_ns;
+    const double expert = static_cast<double>(b.expert_ns) / kNsPerMs;
+    const double dense = static_cast<double>(std::max<std::int64_t>(0, compute - b.expert_ns)) / kNsPerMs;
+    r.expert_ms = r.expert_ms < 0 ? expert : std::min(r.expert_ms, expert);
+    r.dense_ms = r.dense_ms < 0 ? dense : std::min(r.dense_ms, dense);
+  }
   for (const auto& b : s) {
     r.total_step_ns += static_cast<double>(b.step_ns);
     r.total_collective_ns += static_cast<double>(b.collective_ns);
@@ -108,12 +120,35 @@ FeatureSet rank_set(const RankSummary& r, const RankLog* log) {
   add("rank.collectives_per_step", r.collective_calls, "count");
   add("rank.free_time_share", r.step_ms > 0 ? r.outside_model_ms / r.step_ms : 0.0, "ratio");
   if (r.device_timeline) add("rank.kernel_compute_time", r.kernel_compute_ms, "ms");
+  if (r.expert_ms > 0) add("rank.expert_time", r.expert_ms, "ms");
   if (log != nullptr && !log->batch_sizes.empty())
     set.features.push_back(feature(
         "rank.batch_size", median_of(log->batch_sizes), "samples",
         {{"steps", log->source, log->first_time_ns, log->last_time_ns, log->first_step, log->last_step}},
         labels));
   return set;
+}
+
+// Mixture of experts: the rank whose experts computed longest against the others, relative to the same
+// comparison of the rest of the compute. A slow rank or a bigger batch makes both slower alike (about 1);
+// a router that sends most tokens to one rank's experts makes only that rank's expert time grow.
+void expert_load(const std::vector<RankSummary>& ranks, std::vector<Feature>& out) {
+  std::vector<double> expert, dense;
+  for (const auto& r : ranks) {
+    expert.push_back(r.expert_ms);
+    dense.push_back(r.dense_ms);
+  }
+  if (std::count_if(expert.begin(), expert.end(), [](double v) { return v > 0; }) < 2) return;
+  const std::size_t hot = index_of_max(expert);
+  // A rank whose experts got no token at all computed next to nothing: floor the others' time at 5% of the
+  // hot rank's, so the skew stays finite (20) and still reads as extreme.
+  const double others = std::max(median_without(expert, hot), 0.05 * expert[hot]);
+  const double dense_others = median_without(dense, hot);
+  const double dense_ratio = dense_others > 0 && dense[hot] > 0 ? dense[hot] / dense_others : 1.0;
+  out.push_back(feature("rank.expert_load_skew", (expert[hot] / others) / dense_ratio, "ratio",
+                        {rank_ref(ranks[hot]), steps_ref(ranks[hot])}));
+  out.push_back(
+      feature("rank.expert_hot_rank", static_cast<double>(ranks[hot].rank), "rank", {rank_ref(ranks[hot])}));
 }
 
 // Features comparing ranks (need two or more traced ranks).
@@ -142,6 +177,7 @@ void add_cross_rank(const std::vector<RankSummary>& ranks, std::vector<Feature>&
     if (others > 0)
       out.push_back(feature(name, v[i] / others, "ratio", {rank_ref(ranks[i]), steps_ref(ranks[i])}));
   };
+  expert_load(ranks, out);
   skew("rank.outside_model_skew", outside);
   skew("rank.data_loading_skew", loading);
   imbalance("rank.forward_imbalance", forward);

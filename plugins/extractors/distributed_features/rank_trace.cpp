@@ -58,6 +58,10 @@ bool is_collective_call(std::string_view name) {
 
 void RankTrace::add(const Event& event) {
   if (event.phase != 'X' || event.start_ns == kNoTimestamp || event.duration_ns < 0) return;
+  if (trace::is_moe_expert_compute(event.name)) {
+    const Span expert{event.tid, {event.start_ns, event.start_ns + event.duration_ns}};
+    (trace::is_device_row(event.category) ? expert_device_ : expert_cpu_).push_back(expert);
+  }
   if (device_.add(event)) return;
   if (trace::category_of(event.category) == trace::EventCategory::kGpuUserAnnotation)
     return;  // Kineto's copy of CPU ranges on the GPU rows
@@ -122,6 +126,11 @@ std::vector<StepBreakdown> RankTrace::steps() const {
     }
     b.backward_compute_ns = union_length(autograd) - overlap_length(autograd, calls);
     b.outside_model_ns = std::max<std::int64_t>(0, b.step_ns - union_length(model) - b.exposed_collective_ns);
+    b.forward_compute_ns = b.forward_ns - overlap_length(work, forward);
+    // Expert kernels by their start inside the step (a device runs behind its CPU); CPU expert ranges on
+    // any thread (the autograd thread runs the backward ones).
+    b.expert_on_device = !expert_device_.empty();
+    b.expert_ns = union_length(in_step(b.expert_on_device ? expert_device_ : expert_cpu_, -1, w));
     if (!device.empty()) use_device_timeline(device[out.size()], b);
     out.push_back(b);
   }

@@ -28,7 +28,12 @@ struct StepBreakdown {
   std::int64_t exposed_collective_ns = 0;  // collective time outside forward, backward and optimizer_step
   std::int64_t collective_calls = 0;       // c10d:: collective calls issued by the stepping thread
   std::int64_t collective_in_backward_ns = 0;  // collective work while the backward range was open
-  std::int64_t outside_model_ns = 0;  // step - (forward u backward u optimizer) - exposed collective time
+  std::int64_t outside_model_ns = 0;    // step - (forward u backward u optimizer) - exposed collective time
+  std::int64_t forward_compute_ns = 0;  // forward minus the collective work inside it (an MoE's all_to_all)
+  // Mixture of experts: the experts' own computation (trace::is_moe_expert_compute), from device kernels
+  // where the trace has such kernels, else from CPU ranges (the forward's expert ranges); 0 = no MoE seen.
+  std::int64_t expert_ns = 0;
+  bool expert_on_device = false;
 
   // From the device timeline (traces with GPU kernels); then the collective fields above are the device
   // ones: NCCL kernel time, its part not overlapped by compute kernels, NCCL kernels per step, and
@@ -73,6 +78,8 @@ class RankTrace {
   std::vector<Span> collective_work_;
   std::vector<Span> collective_calls_;
   std::vector<Span> autograd_nodes_;
+  std::vector<Span> expert_cpu_;     // expert ranges and CPU ops
+  std::vector<Span> expert_device_;  // expert kernels
   DeviceTimeline device_;
   std::string source_;
 };

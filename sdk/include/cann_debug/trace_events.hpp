@@ -60,4 +60,11 @@ bool is_launch_call(std::string_view name);
 /// Communication kernels the straggler analysis looks at: names starting with "ncclKernel".
 bool is_straggler_comm_kernel(std::string_view name);
 
+// ---- mixture of experts ---------------------------------------------------------------------------------
+/// The experts' own computation in a mixture-of-experts layer, by name (case-insensitive): grouped GEMMs
+/// (Megatron-Core GroupedMLP "GroupedGemm" / grouped_gemm kernels, torch._grouped_mm, Ascend GroupedMatmul /
+/// npu_grouped_matmul), fused MoE kernels (fused_moe), and ranges named after an expert ("moe.expert3",
+/// "moe_expert", "experts.forward"). Not the router, nor the token dispatch and combine.
+bool is_moe_expert_compute(std::string_view name);
+
 }  // namespace cann_debug::trace

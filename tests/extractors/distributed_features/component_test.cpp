@@ -113,6 +113,44 @@ TEST(DistributedFeatures, HeavierRankShowsInForwardTimeAndBatchSize) {
   EXPECT_TRUE(out.get("rank.busy_time_dixon_q").has_value());
 }
 
+// A mixture-of-experts layer in the forward of every step: rank `rank`'s experts compute for `expert_us`,
+// the rest of the forward for `dense_us`, and the rank waits `wait_us` in the MoE's all_to_all.
+Envelope moe_events_of(std::int64_t rank, std::int64_t expert_us, std::int64_t dense_us,
+                       std::int64_t wait_us) {
+  EventBatch b;
+  b.source_path = "rank" + std::to_string(rank) + ".trace.json";
+  for (std::int64_t step = 6; step < 9; ++step) {
+    const std::int64_t t0 = (step - 6) * 60000, fw = t0 + 1000;
+    for (Event& e : ddp_step(step, t0, 1000, dense_us + expert_us + wait_us, 4000, rank))
+      b.events.push_back(std::move(e));
+    b.events.push_back(distributed::test::span("moe.expert" + std::to_string(2 * rank), fw + dense_us / 2,
+                                               expert_us, 1, rank));
+    b.events.push_back(
+        distributed::test::span("gloo:all_to_all", fw + dense_us / 2 + expert_us, wait_us, 2, rank));
+  }
+  return Envelope::make(CorrelationKey{}, std::move(b));
+}
+
+TEST(DistributedFeatures, ARankWhoseExpertsGetMostTokensStandsOutAgainstItsOwnDenseCompute) {
+  // Rank 1's experts compute 4x longer, the rest of its forward as long as rank 0's: rank 0 waits for it.
+  Output out =
+      run({{kEvents, moe_events_of(0, 2000, 4000, 6000)}, {kEvents, moe_events_of(1, 8000, 4000, 200)}});
+  EXPECT_NEAR(out.value("rank.expert_load_skew"), 4.0, 1e-9);
+  EXPECT_EQ(out.value("rank.expert_hot_rank"), 1.0);
+  EXPECT_EQ(out.get("rank.expert_load_skew")->evidence.front().id, "rank1");
+  // A slow rank computes everything longer, its experts included: no skew of the experts' load.
+  out = run({{kEvents, moe_events_of(0, 2000, 4000, 6000)}, {kEvents, moe_events_of(1, 4000, 8000, 200)}});
+  EXPECT_NEAR(out.value("rank.expert_load_skew"), 1.0, 1e-9);
+  // Experts that got no token: the skew is floored, not infinite.
+  out = run({{kEvents, moe_events_of(0, 0, 4000, 6000)}, {kEvents, moe_events_of(1, 8000, 4000, 200)}});
+  EXPECT_FALSE(out.get("rank.expert_load_skew").has_value());  // one rank with experts is no comparison
+  out = run({{kEvents, moe_events_of(0, 10, 4000, 6000)}, {kEvents, moe_events_of(1, 8000, 4000, 200)}});
+  EXPECT_NEAR(out.value("rank.expert_load_skew"), 20.0, 1e-9);
+  // A dense model has no expert load at all.
+  out = run({{kEvents, events_of(0, 1000, 5000, 4000)}, {kEvents, events_of(1, 1000, 5000, 4000)}});
+  EXPECT_FALSE(out.get("rank.expert_load_skew").has_value());
+}
+
 TEST(DistributedFeatures, CommunicationAfterBackwardIsExposed) {
   const Output out = run(
       {{kEvents, events_of(0, 1000, 5000, 20000, true)}, {kEvents, events_of(1, 1000, 5000, 20000, true)}});
