@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Fuzzes the readers, the pipeline loader and the graph loaders with libFuzzer (clang, ASan + UBSan).
-#   scripts/fuzz.sh [--seconds N] [--build DIR] [TARGET...]      (default: 60 s per target, every target)
+#   scripts/fuzz.sh [--seconds N] [--seed S] [--build DIR] [TARGET...]   (default: 60 s per target, every
+#                                                                          target, a random seed)
+# CI (.ci/run) runs every target for a short fixed budget with a fixed seed: scripts/fuzz.sh --seconds 10 --seed 1
 # Each target starts from its seeds (tests/data files of its format, listed in tests/fuzz/CMakeLists.txt),
 # its regression inputs (tests/fuzz/regressions/<target>/) and, when ../shared exists, real files of the
 # same kind under 1 MB; the corpus it grows is kept in <build>/fuzz-corpus/<target>/. Prints executions per
@@ -9,13 +11,15 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=60
+random_seed=0  # libFuzzer: 0 = a random seed
 build=build-fuzz
 targets=()
 while [ $# -gt 0 ]; do
   case $1 in
     --seconds) seconds=$2; shift 2 ;;
+    --seed) random_seed=$2; shift 2 ;;
     --build) build=$2; shift 2 ;;
-    -h|--help) sed -n 2,9p "$0"; exit 0 ;;
+    -h|--help) sed -n 2,11p "$0"; exit 0 ;;
     *) targets+=("$1"); shift ;;
   esac
 done
@@ -23,7 +27,9 @@ command -v clang++ > /dev/null || { echo "fuzz.sh: clang++ not found (apt-get in
 
 cmake -S . -B "$build" -G Ninja -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -g1" -DCANN_DEBUG_FUZZ=ON -DCANN_DEBUG_BUILD_BENCH=OFF > /dev/null
+start=$(date +%s)
 cmake --build "$build" --target fuzz_targets -j"$(nproc)"
+echo "build of the fuzz targets: $(( $(date +%s) - start )) s"
 bin=$build/tests/fuzz
 if [ ${#targets[@]} -eq 0 ]; then
   for f in "$bin"/fuzz_*.seeds; do n=$(basename "$f" .seeds); targets+=("${n#fuzz_}"); done
@@ -37,7 +43,9 @@ shared_pattern() {
     ascend_kernel_details) echo 'kernel_details*.csv' ;; ascend_op_statistic) echo 'op_statistic*.csv' ;;
     ascend_step_trace) echo '*step_trace_time*.csv' ;; ascend_communication) echo 'communication.json' ;;
     ascend_communication_matrix) echo '*communication_matrix*.json' ;; console_capture) echo 'npu-smi*.txt' ;;
-    bif) echo '*.bif' ;; *) echo '' ;;
+    bif) echo '*.bif' ;; train_log) echo '*.out' ;; metric_series_json) echo 'golden_values*.json' ;;
+    tensorboard_events) echo 'events.out.tfevents.*' ;; kernel_log) echo 'dmesg*.log' ;; nvidia_smi) echo '*.xml' ;;
+    ascend_memory) echo 'memory_record*.csv' ;; run_config) echo 'config.json' ;; *) echo '' ;;
   esac
 }
 
@@ -51,16 +59,17 @@ for t in "${targets[@]}"; do
   mkdir -p "$corpus" "$artifacts"
   while read -r seed; do
     [ -n "$seed" ] || continue
-    if [ -d "$seed" ]; then find "$seed" -type f -size -1M -exec cp -n {} "$corpus/" \; ; elif [ -f "$seed" ]; then cp -n "$seed" "$corpus/"; fi
+    if [ -d "$seed" ]; then find "$seed" -type f -size -1024k -exec cp -n {} "$corpus/" \; ; elif [ -f "$seed" ]; then cp -n "$seed" "$corpus/"; fi
   done < "$exe.seeds"
   find tests/fuzz/regressions/"$t" -type f -exec cp -n {} "$corpus/" \; 2>/dev/null || true
   pattern=$(shared_pattern "$t")
   if [ -n "$pattern" ] && [ -d ../shared ]; then
-    find ../shared -type f -name "$pattern" -size -1M 2>/dev/null | head -50 | while read -r f; do
+    # (head closes the pipe early: find's SIGPIPE is no failure)
+    { find ../shared -type f -name "$pattern" -size -1024k 2>/dev/null || true; } | head -50 | while read -r f; do
       cp -n "$f" "$corpus/$(echo "$f" | tr '/' '_')"; done
   fi
   log=$artifacts/fuzz.log
-  if "$exe" -max_total_time="$seconds" -print_final_stats=1 -timeout=10 -rss_limit_mb=2048 -max_len=262144 \
+  if "$exe" -max_total_time="$seconds" -seed="$random_seed" -print_final_stats=1 -timeout=10 -rss_limit_mb=2048 -max_len=262144 \
        -artifact_prefix="$artifacts/" "$corpus" > "$log" 2>&1; then
     result=ok
   else

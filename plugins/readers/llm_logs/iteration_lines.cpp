@@ -5,6 +5,7 @@
 #include <cctype>
 #include <chrono>
 #include <cmath>
+#include <limits>
 #include <utility>
 
 #include "cann_debug/reader/numbers.hpp"
@@ -539,6 +540,10 @@ std::optional<TimestampNs> parse_wall_clock(std::string_view text) {
   if (!ymd.ok()) return std::nullopt;
   const auto days = std::chrono::sys_days(ymd).time_since_epoch().count();
   std::int64_t ns = ((static_cast<std::int64_t>(days) * 24 + *h) * 60 + *mi) * 60 + *s;
+  // Nanoseconds since 1970 in int64 reach the year 2262: a later (or much earlier) date is no timestamp.
+  if (ns > std::numeric_limits<std::int64_t>::max() / 1'000'000'000 - 1 ||
+      ns < std::numeric_limits<std::int64_t>::min() / 1'000'000'000 + 1)
+    return std::nullopt;
   ns *= 1'000'000'000;
   if (text.size() > 20 && (text[19] == '.' || text[19] == ',')) {
     std::int64_t frac = 0;

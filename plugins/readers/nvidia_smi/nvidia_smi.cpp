@@ -26,10 +26,11 @@ int sniff(const SniffInput& in);
 std::string read_capped(const std::string& path, std::size_t max_bytes) {
   std::ifstream in;
   readers::open_input(path, in);
+  // In chunks up to the cap: a capture is kilobytes, the cap a gigabyte.
   std::string text;
-  text.resize(max_bytes + 1);
-  in.read(text.data(), static_cast<std::streamsize>(text.size()));
-  text.resize(static_cast<std::size_t>(in.gcount()));
+  char chunk[1 << 16];
+  while (text.size() <= max_bytes && in.read(chunk, sizeof chunk).gcount() > 0)
+    text.append(chunk, static_cast<std::size_t>(in.gcount()));
   if (text.size() > max_bytes)
     readers::fail_file(
         path, fmt::format("expected at most max_file_bytes = {} bytes, got a larger file", max_bytes));

@@ -204,6 +204,8 @@ std::optional<std::int64_t> ctime_utc_ns(std::string_view t) {
   const auto year = parse_int(parts[4]);
   const auto hms = split(parts[3], ':');
   if (!month || !day || !year || hms.size() != 3) return std::nullopt;
+  // Nanoseconds since 1970 in int64 hold the years 1678 to 2261: others are no timestamp.
+  if (*year < 1678 || *year > 2261) return std::nullopt;
   const auto h = parse_int(hms[0]), mi = parse_int(hms[1]), s = parse_int(hms[2]);
   if (!h || !mi || !s || *h < 0 || *mi < 0 || *s < 0 || *h > 23 || *mi > 59 || *s > 60) return std::nullopt;
   const std::chrono::year_month_day ymd{std::chrono::year(static_cast<int>(*year)),

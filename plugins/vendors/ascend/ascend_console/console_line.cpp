@@ -62,6 +62,8 @@ std::optional<TimestampNs> parse_datetime(std::string_view text, std::int64_t ut
   if (text.size() > 64 || !std::regex_match(text.data(), text.data() + text.size(), m, re))
     return std::nullopt;
   using namespace std::chrono;
+  // Nanoseconds since 1970 in int64 hold the years 1678 to 2261: others are no timestamp.
+  if (const int y = std::stoi(m[1].str()); y < 1678 || y > 2261) return std::nullopt;
   const year_month_day ymd{year{std::stoi(m[1].str())}, month{static_cast<unsigned>(std::stoi(m[2].str()))},
                            day{static_cast<unsigned>(std::stoi(m[3].str()))}};
   if (!ymd.ok()) return std::nullopt;

@@ -1,6 +1,7 @@
 #include "ascend_files/csv_record_source.hpp"
 
 #include <fmt/format.h>
+#include <cmath>
 
 #include "cann_debug/reader/numbers.hpp"
 #include "cann_debug/reader/parse_error.hpp"
@@ -38,7 +39,9 @@ std::optional<std::int64_t> RowContext::integer(std::string_view column, std::st
   if (readers::is_na(t) || t == "4294967295" || t == "18446744073709551615") return std::nullopt;
   if (auto v = readers::parse_int(t)) return v;
   // "3.0" from a spreadsheet round trip is still the integer 3.
-  if (auto d = readers::parse_double(t); d && *d == static_cast<double>(static_cast<std::int64_t>(*d)))
+  // (Within the range of int64 first: converting inf or 1e300 is undefined.)
+  if (auto d = readers::parse_double(t); d && std::isfinite(*d) && std::fabs(*d) < 9.2e18 &&
+                                         *d == static_cast<double>(static_cast<std::int64_t>(*d)))
     return static_cast<std::int64_t>(*d);
   fail(fmt::format("expected {} in '{}', got '{}'", what, printable(original(column)), printable(t)));
 }

@@ -1,6 +1,7 @@
 #include "ascend_files/memory.hpp"
 
 #include <cmath>
+#include <limits>
 
 #include <fmt/format.h>
 
@@ -105,8 +106,13 @@ void finish_operator_memory(RowContext& row) {
     row.fail(fmt::format("expected an operator name in '{}'", row.original("name")));
   set_device(row, "device_type");
   auto& fields = row.record.fields;
-  if (auto kb = row.scaled("size_kb", 3, "a size in KB"))
+  if (auto kb = row.scaled("size_kb", 3, "a size in KB")) {  // thousandths of a KB
+    if (*kb > std::numeric_limits<std::int64_t>::max() / 1024 ||
+        *kb < std::numeric_limits<std::int64_t>::min() / 1024)
+      row.fail(
+          fmt::format("expected a size in KB in '{}', got one beyond 2^63 bytes", row.original("size_kb")));
     fields["size_bytes"] = *kb * 1024 / 1000;  // exact: Size(KB) has at most three decimals
+  }
   auto allocated = time_ns(row, "allocation_time_us");
   auto released = time_ns(row, "release_time_us");
   if (allocated) {

@@ -26,7 +26,8 @@ std::string_view trim(std::string_view text);
 std::vector<std::string_view> split_ws(std::string_view text);
 
 /// "Sun Feb 23 16:24:18 2025" (C's ctime(), dmesg -T, nvidia-smi's timestamp; runs of spaces allowed) as
-/// ns since the epoch, read as UTC; nullopt unless it is exactly that shape and a real date and time.
+/// ns since the epoch, read as UTC; nullopt unless it is exactly that shape and a real date and time
+/// between the years 1678 and 2261 (what int64 nanoseconds since 1970 hold).
 std::optional<std::int64_t> ctime_utc_ns(std::string_view text);
 
 /// Split on one separator character, keeping empty parts.
