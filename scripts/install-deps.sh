@@ -8,6 +8,7 @@ PACKAGES=(
   libsimdjson-dev libzstd-dev libcpp-httplib-dev zlib1g-dev libpugixml-dev
   python3-torch python3-sklearn python3-numpy
   clang libclang-rt-14-dev
+  chromium-headless-shell
 )
 missing=()
 for p in "${PACKAGES[@]}"; do
