@@ -11,7 +11,8 @@ namespace cann_debug::report {
 namespace {
 
 struct RankFigures {
-  std::optional<double> step, forward, backward_compute, optimizer, exposed, collective, outside, free_share;
+  std::optional<double> step, forward, backward_compute, optimizer, exposed, collective, outside, free_share,
+      kernel_compute;
 };
 
 long rank_number(const std::string& rank) {
@@ -45,6 +46,8 @@ std::vector<RankBar> rank_bars(const std::vector<FeatureSet>& sets) {
         r.outside = f.value;
       else if (f.name == "rank.free_time_share")
         r.free_share = f.value;
+      else if (f.name == "rank.kernel_compute_time")
+        r.kernel_compute = f.value;
     }
   std::vector<RankBar> bars;
   for (const auto& [rank, r] : ranks) {
@@ -54,7 +57,13 @@ std::vector<RankBar> rank_bars(const std::vector<FeatureSet>& sets) {
     bar.step_ms = *r.step;
     const double free = r.outside ? *r.outside : r.free_share ? *r.free_share * bar.step_ms : 0.0;
     bar.free_ms = std::clamp(free, 0.0, bar.step_ms);
-    if (r.forward && r.backward_compute && r.optimizer) {
+    if (r.kernel_compute) {
+      // Measured on the device: free is the GPU's idle time, compute its compute kernels, and the rest of
+      // its busy time communication (and copies) that compute did not hide.
+      bar.compute_ms = std::clamp(*r.kernel_compute, 0.0, bar.step_ms - bar.free_ms);
+      bar.communication_ms = bar.step_ms - bar.free_ms - bar.compute_ms;
+    } else if (r.forward && r.backward_compute && r.optimizer &&
+               *r.forward + *r.backward_compute + *r.optimizer > 0) {
       // The model's own work is measured: the rest of the step is communication and waiting for the others.
       bar.compute_ms =
           std::clamp(*r.forward + *r.backward_compute + *r.optimizer, 0.0, bar.step_ms - bar.free_ms);

@@ -211,5 +211,30 @@ TEST(RankBars, WaitingForAStragglerCountsAsCommunication) {
   EXPECT_DOUBLE_EQ(bars[1].communication_ms, 0.0);
 }
 
+// A GPU trace without the model's user ranges (forward, backward, ... at 0): the bars come from the device
+// timeline, compute kernels against the GPU's idle time, not from the empty ranges.
+TEST(RankBars, ADeviceTimedRankSplitsByItsKernels) {
+  FeatureSet set;
+  auto add = [&](const char* name, double value) {
+    Feature f;
+    f.name = name;
+    f.value = value;
+    f.labels = {{"rank", "1"}};
+    set.features.push_back(f);
+  };
+  add("rank.step_time", 345.8);
+  add("rank.forward_time", 0);
+  add("rank.backward_compute_time", 0);
+  add("rank.optimizer_time", 0);
+  add("rank.collective_time", 59.6);
+  add("rank.outside_model_time", 157.3);
+  add("rank.kernel_compute_time", 124.1);
+  const auto bars = rank_bars({set});
+  ASSERT_EQ(bars.size(), 1u);
+  EXPECT_DOUBLE_EQ(bars[0].free_ms, 157.3);
+  EXPECT_DOUBLE_EQ(bars[0].compute_ms, 124.1);
+  EXPECT_NEAR(bars[0].communication_ms, 345.8 - 157.3 - 124.1, 1e-9);
+}
+
 }  // namespace
 }  // namespace cann_debug::report
