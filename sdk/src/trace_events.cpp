@@ -1,7 +1,8 @@
 #include "cann_debug/trace_events.hpp"
 
 #include <cctype>
-#include <string>
+
+#include "cann_debug/reader/text.hpp"
 
 namespace cann_debug::trace {
 namespace {
@@ -28,17 +29,13 @@ bool non_compute(std::string_view n) {
 EventCategory category_of(std::string_view category) {
   // Kineto's first releases (PyTorch 1.8/1.9, the TensorBoard plugin's samples) wrote "Operator", "Kernel",
   // "Memcpy", "Memset" and "Runtime"; later ones the lower-case names below.
-  char lower[16];
-  if (category.size() <= sizeof lower && !category.empty() &&
-      std::isupper(static_cast<unsigned char>(category[0]))) {
-    for (std::size_t i = 0; i < category.size(); ++i)
-      lower[i] = static_cast<char>(std::tolower(static_cast<unsigned char>(category[i])));
-    const std::string_view old(lower, category.size());
-    if (old == "operator") return EventCategory::kOperator;
-    if (old == "kernel") return EventCategory::kKernel;
-    if (old == "memcpy") return EventCategory::kMemcpy;
-    if (old == "memset") return EventCategory::kMemset;
-    if (old == "runtime") return EventCategory::kRuntime;
+  if (!category.empty() && std::isupper(static_cast<unsigned char>(category[0]))) {
+    using plugins::readers::iequals;
+    if (iequals(category, "operator")) return EventCategory::kOperator;
+    if (iequals(category, "kernel")) return EventCategory::kKernel;
+    if (iequals(category, "memcpy")) return EventCategory::kMemcpy;
+    if (iequals(category, "memset")) return EventCategory::kMemset;
+    if (iequals(category, "runtime")) return EventCategory::kRuntime;
     return EventCategory::kOther;
   }
   const std::string_view c = category;
@@ -78,14 +75,14 @@ namespace {
 // dispatch/combine, vLLM's and TensorRT-LLM's custom all-reduce, Transformer Engine's userbuffers,
 // NVSHMEM, and kernels named after a collective (case-insensitive).
 bool other_communication(std::string_view n) {
-  std::string lower(n);
-  for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  const std::string_view l(lower);
-  if (starts(l, "rccl") || starts(l, "msccl") || starts(l, "hcom_") || starts(l, "hccl")) return true;
+  using plugins::readers::icontains, plugins::readers::istarts_with;
+  if (istarts_with(n, "rccl") || istarts_with(n, "msccl") || istarts_with(n, "hcom_") ||
+      istarts_with(n, "hccl"))
+    return true;
   for (std::string_view part :
        {"deep_ep::", "cross_device_reduce", "userbuffers", "nvshmem", "allreduce", "all_reduce", "allgather",
         "all_gather", "reducescatter", "reduce_scatter", "alltoall", "all_to_all", "sendrecv"})
-    if (has(l, part)) return true;
+    if (icontains(n, part)) return true;
   return false;
 }
 
@@ -125,13 +122,12 @@ bool is_straggler_comm_kernel(std::string_view n) {
 }
 
 bool is_moe_expert_compute(std::string_view n) {
-  std::string lower(n.substr(0, 256));
-  for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   static constexpr std::string_view kParts[] = {
       "groupedgemm", "grouped_gemm", "grouped_mm", "groupedmatmul",   "grouped_matmul",
       "fused_moe",   "moe.expert",   "moe_expert", "experts.forward", "expert_forward"};
+  const std::string_view head = n.substr(0, 256);
   for (std::string_view p : kParts)
-    if (has(lower, p)) return true;
+    if (plugins::readers::icontains(head, p)) return true;
   return false;
 }
 

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "cann_debug/messages.hpp"
-#include "interval_set.hpp"
+#include "intervals/interval_set.hpp"
 
 namespace cann_debug::plugins::distributed {
 

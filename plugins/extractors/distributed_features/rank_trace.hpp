@@ -10,7 +10,7 @@
 
 #include "cann_debug/messages.hpp"
 #include "device_timeline.hpp"
-#include "interval_set.hpp"
+#include "intervals/interval_set.hpp"
 
 namespace cann_debug::plugins::distributed {
 

@@ -3,79 +3,19 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <cctype>
 #include <charconv>
 #include <filesystem>
 #include <set>
+#include <tuple>
 
+#include "cann_debug/reader/text.hpp"
 #include "cann_debug/trace_events.hpp"
 
 namespace cann_debug::plugins::hardware {
 namespace {
 
-using Span = std::pair<std::int64_t, std::int64_t>;
-
 constexpr std::string_view kStepPrefix = "ProfilerStep#";
 constexpr std::size_t kCitedSteps = 3;
-
-bool names_data_loader(std::string_view name) {
-  static constexpr std::string_view kWord = "dataloader";
-  if (name.size() < kWord.size()) return false;
-  for (std::size_t i = 0; i + kWord.size() <= name.size(); ++i) {
-    std::size_t j = 0;
-    while (j < kWord.size() &&
-           std::tolower(static_cast<unsigned char>(name[i + j])) == static_cast<unsigned char>(kWord[j]))
-      ++j;
-    if (j == kWord.size()) return true;
-  }
-  return false;
-}
-
-// Sorted, overlapping and touching spans merged.
-std::vector<Span> merged(std::vector<Span> spans) {
-  std::sort(spans.begin(), spans.end());
-  std::vector<Span> out;
-  for (const auto& s : spans) {
-    if (!out.empty() && s.first <= out.back().second)
-      out.back().second = std::max(out.back().second, s.second);
-    else
-      out.push_back(s);
-  }
-  return out;
-}
-
-// The parts of merged `spans` inside `window`.
-std::vector<Span> clipped(const std::vector<Span>& spans, Span window) {
-  std::vector<Span> out;
-  auto it = std::lower_bound(spans.begin(), spans.end(), window,
-                             [](const Span& s, const Span& w) { return s.second <= w.first; });
-  for (; it != spans.end() && it->first < window.second; ++it) {
-    const std::int64_t a = std::max(it->first, window.first), b = std::min(it->second, window.second);
-    if (a < b) out.emplace_back(a, b);
-  }
-  return out;
-}
-
-std::int64_t length(const std::vector<Span>& spans) {
-  std::int64_t n = 0;
-  for (const auto& s : spans) n += s.second - s.first;
-  return n;
-}
-
-// Length of the intersection of two merged span lists.
-std::int64_t overlap(const std::vector<Span>& a, const std::vector<Span>& b) {
-  std::int64_t n = 0;
-  std::size_t i = 0, j = 0;
-  while (i < a.size() && j < b.size()) {
-    const std::int64_t lo = std::max(a[i].first, b[j].first), hi = std::min(a[i].second, b[j].second);
-    if (lo < hi) n += hi - lo;
-    if (a[i].second < b[j].second)
-      ++i;
-    else
-      ++j;
-  }
-  return n;
-}
 
 std::string ms(std::int64_t ns) {
   const double v = static_cast<double>(ns) / 1e6;
@@ -87,7 +27,7 @@ std::string step_name(std::int64_t number) {
 }
 
 struct StepWait {
-  Span span;
+  Interval span;
   std::int64_t number = -1;
   std::int64_t duration = 0;
   std::int64_t in_loader = 0;
@@ -111,9 +51,9 @@ void InputWaitTimeline::add(const EventBatch& batch) {
     if (e.phase != 'X' || e.start_ns == kNoTimestamp || e.duration_ns < 0) continue;
     Trace& t = traces_[{batch.source_path, e.key.rank}];
     if (t.path.empty()) t.path = batch.source_path, t.rank = e.key.rank;
-    const Span span{e.start_ns, e.start_ns + e.duration_ns};
-    t.first = std::min(t.first, span.first);
-    t.last = std::max(t.last, span.second);
+    const Interval span{e.start_ns, e.start_ns + e.duration_ns};
+    t.first = std::min(t.first, span.begin);
+    t.last = std::max(t.last, span.end);
     const auto category = trace::category_of(e.category);
     if (trace::is_device_row(category)) {
       if (e.duration_ns > 0) t.device.push_back(span);
@@ -125,7 +65,7 @@ void InputWaitTimeline::add(const EventBatch& batch) {
       const std::string_view digits = std::string_view(e.name).substr(kStepPrefix.size());
       std::from_chars(digits.data(), digits.data() + digits.size(), number);
       t.steps.push_back({span, number});
-    } else if (e.duration_ns > 0 && names_data_loader(e.name)) {
+    } else if (e.duration_ns > 0 && readers::icontains(e.name, "dataloader")) {
       t.loader.push_back(span);
     }
   }
@@ -139,21 +79,23 @@ void InputWaitTimeline::features(std::vector<Feature>& out) const {
   for (const auto& [key, t] : traces_) {
     if (t.loader.empty()) continue;
     TraceWait w;
-    const std::vector<Span> loader = merged(t.loader);
-    const std::vector<Span> device = merged(t.device);
+    const std::vector<Interval> loader = merge_intervals(t.loader);
+    const std::vector<Interval> device = merge_intervals(t.device);
     w.device = !device.empty();
-    for (const Span& s : t.loader) w.longest_call = std::max(w.longest_call, s.second - s.first);
+    for (const Interval& s : t.loader) w.longest_call = std::max(w.longest_call, s.end - s.begin);
     // Each step once (a step number seen twice is one step), in time order; no steps: the whole trace.
     std::vector<Step> steps = t.steps;
-    std::sort(steps.begin(), steps.end(), [](const Step& a, const Step& b) { return a.span < b.span; });
+    std::sort(steps.begin(), steps.end(), [](const Step& a, const Step& b) {
+      return std::tie(a.span.begin, a.span.end) < std::tie(b.span.begin, b.span.end);
+    });
     std::set<std::int64_t> seen;
     std::erase_if(steps, [&](const Step& s) { return s.number >= 0 && !seen.insert(s.number).second; });
     if (steps.empty()) steps.push_back({{t.first, t.last}, -1});
     for (const Step& s : steps) {
-      StepWait sw{s.span, s.number, s.span.second - s.span.first, 0, 0};
-      const std::vector<Span> in_loader = clipped(loader, s.span);
-      sw.in_loader = length(in_loader);
-      sw.exposed = sw.in_loader - overlap(in_loader, clipped(device, s.span));
+      StepWait sw{s.span, s.number, s.span.end - s.span.begin, 0, 0};
+      const std::vector<Interval> in_loader = clip_intervals(loader, s.span);
+      sw.in_loader = union_length(in_loader);
+      sw.exposed = sw.in_loader - overlap_length(in_loader, clip_intervals(device, s.span));
       w.step_time += sw.duration;
       w.in_loader += sw.in_loader;
       w.exposed += sw.exposed;
@@ -176,8 +118,8 @@ void InputWaitTimeline::features(std::vector<Feature>& out) const {
   std::vector<EvidenceRef> evidence;
   EvidenceRef all;
   all.kind = "steps";
-  all.start_ns = first.span.first;
-  all.end_ns = last.span.second;
+  all.start_ns = first.span.begin;
+  all.end_ns = last.span.end;
   all.first_step = first.number;
   all.last_step = last.number;
   const std::string which = best->steps.size() == 1
@@ -204,8 +146,8 @@ void InputWaitTimeline::features(std::vector<Feature>& out) const {
     if (wait_of(longest[i]) <= 0) break;
     EvidenceRef r;
     r.kind = "step";
-    r.start_ns = longest[i]->span.first;
-    r.end_ns = longest[i]->span.second;
+    r.start_ns = longest[i]->span.begin;
+    r.end_ns = longest[i]->span.end;
     r.first_step = r.last_step = longest[i]->number;
     r.id = fmt::format(
         "{}: {} of {} {}", step_name(longest[i]->number), ms(wait_of(longest[i])), ms(longest[i]->duration),

@@ -11,10 +11,10 @@
 #include <cstdint>
 #include <map>
 #include <string>
-#include <utility>
 #include <vector>
 
 #include "cann_debug/messages.hpp"
+#include "intervals/interval_set.hpp"
 
 namespace cann_debug::plugins::hardware {
 
@@ -32,17 +32,16 @@ class InputWaitTimeline {
   void features(std::vector<Feature>& out) const;
 
  private:
-  using Span = std::pair<std::int64_t, std::int64_t>;  // [start, end) in ns
   struct Step {
-    Span span;
+    Interval span;             // ns
     std::int64_t number = -1;  // N of ProfilerStep#N
   };
   struct Trace {
     std::string path;
     std::int32_t rank = -1;
     std::vector<Step> steps;
-    std::vector<Span> loader;
-    std::vector<Span> device;
+    std::vector<Interval> loader;
+    std::vector<Interval> device;
     std::int64_t first = INT64_MAX, last = INT64_MIN;  // extent of every complete event
   };
   std::map<std::pair<std::string, std::int32_t>, Trace> traces_;

@@ -1,12 +1,10 @@
 // chrome_trace reader: Chrome trace JSON -> event.batch/1, streaming (see docs/traces.md).
 #include "chrome_trace.hpp"
 
-#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <exception>
 #include <filesystem>
-#include <fstream>
 #include <memory>
 #include <optional>
 #include <stdexcept>
@@ -111,17 +109,11 @@ class ChromeTraceReader final : public Component {
       std::error_code ec;
       if (!std::filesystem::exists(path_, ec))
         throw std::runtime_error(fmt::format("{}: cannot open: {}", path_, std::strerror(ENOENT)));
-      auto sniff = [](const SniffInput& in) { return sniff_chrome_trace(in); };
-      if (std::filesystem::is_directory(path_, ec)) {
-        files_ = readers::claimed_files(path_, sniff);
-      } else {  // one file given: read it only if it is a trace
-        std::ifstream in(path_, std::ios::binary);
-        std::string head(64 * 1024, '\0');
-        in.read(head.data(), static_cast<std::streamsize>(head.size()));
-        head.resize(static_cast<std::size_t>(std::max<std::streamsize>(in.gcount(), 0)));
+      // claimed_files() returns a file given alone as it is: sniff that one here.
+      files_ = readers::claimed_files(path_, [](const SniffInput& in) { return sniff_chrome_trace(in); });
+      if (!std::filesystem::is_directory(path_, ec) &&
+          sniff_chrome_trace(SniffInput{path_, readers::file_head(path_), false}) < readers::kClaimScore)
         files_.clear();
-        if (sniff(SniffInput{path_, head, false}) >= readers::kClaimScore) files_.push_back(path_);
-      }
       if (files_.empty()) {
         host_.logger().debug("{}: no file here is a trace this reader claims (claim: true)", path_);
         done_ = true;

@@ -1,12 +1,13 @@
 // Lengths of unions and overlaps of half-open time intervals [begin, end) in ns: the arithmetic behind
-// "how long was this thread communicating", "how much of it overlapped backward".
+// "how long was this thread communicating", "how much of it overlapped backward", "how long did the device
+// sit idle in the DataLoader" (distributed_features, hardware_features).
 #pragma once
 
 #include <algorithm>
 #include <cstdint>
 #include <vector>
 
-namespace cann_debug::plugins::distributed {
+namespace cann_debug::plugins {
 
 struct Interval {
   std::int64_t begin = 0;
@@ -63,4 +64,4 @@ inline std::vector<Interval> clip_intervals(const std::vector<Interval>& interva
   return out;
 }
 
-}  // namespace cann_debug::plugins::distributed
+}  // namespace cann_debug::plugins

@@ -1,9 +1,9 @@
 // Union and overlap lengths of time intervals (the arithmetic of the step breakdown).
 #include <gtest/gtest.h>
 
-#include "interval_set.hpp"
+#include "intervals/interval_set.hpp"
 
-namespace cann_debug::plugins::distributed {
+namespace cann_debug::plugins {
 namespace {
 
 TEST(IntervalSet, UnionMergesOverlapsAndDropsEmptyIntervals) {
@@ -28,4 +28,4 @@ TEST(IntervalSet, ClipKeepsOnlyTheWindow) {
 }
 
 }  // namespace
-}  // namespace cann_debug::plugins::distributed
+}  // namespace cann_debug::plugins
