@@ -77,6 +77,19 @@ void analyse_forward(const Slice& forward, const std::vector<const Slice*>& insi
   for (const auto& open : stack) close(open);
 }
 
+// Time of `range` covered by the framework operators inside it (slices in nesting order): the union of
+// the outermost ones. What is left is host code the profiler saw no operator for (Python, numpy, PIL).
+std::int64_t operator_covered(const Slice& range, const std::vector<const Slice*>& inside) {
+  std::int64_t covered = 0;
+  std::int64_t reached = range.start_ns;
+  for (const Slice* s : inside) {
+    if (s == &range || !contains(range, *s) || !is_operator(s->name) || s->end_ns() <= reached) continue;
+    covered += s->end_ns() - std::max(s->start_ns, reached);
+    reached = s->end_ns();
+  }
+  return covered;
+}
+
 }  // namespace
 
 void collect_slices(const EventBatch& batch, std::vector<Slice>& out) {
@@ -105,7 +118,10 @@ std::vector<ServedBatch> served_batches(std::vector<Slice> slices) {
 
     ServedBatch batch;
     batch.index = index;
-    if (const Slice* pre = outermost(inside, "preprocess")) batch.preprocess_ns = pre->duration_ns;
+    if (const Slice* pre = outermost(inside, "preprocess")) {
+      batch.preprocess_ns = pre->duration_ns;
+      batch.preprocess_operator_covered_ns = operator_covered(*pre, inside);
+    }
     if (const Slice* post = outermost(inside, "postprocess")) batch.postprocess_ns = post->duration_ns;
     if (const Slice* forward = outermost(inside, "forward")) {
       batch.forward_ns = forward->duration_ns;

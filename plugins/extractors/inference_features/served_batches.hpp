@@ -29,6 +29,7 @@ struct ServedBatch {
   std::int64_t operator_count = 0;       // aten:: operators (any depth) inside the outermost forward
   std::int64_t batch_norm_count = 0;     // aten::batch_norm calls inside it
   std::int64_t operator_covered_ns = 0;  // forward time covered by outermost aten:: operators
+  std::int64_t preprocess_operator_covered_ns = 0;       // preprocess time covered by framework operators
   std::map<std::string, std::int64_t> operator_self_ns;  // aten:: name -> self time inside forward
 };
 

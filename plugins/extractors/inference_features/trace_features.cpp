@@ -42,17 +42,24 @@ void time_split(const std::vector<ServedBatch>& batches, FeatureBuilder& feature
   double pre = 0.0;
   double forward = 0.0;
   double post = 0.0;
+  double pre_outside_operators = 0.0;
   bool complete = false;
   for (const auto& b : batches) {
     if (b.forward_ns < 0) continue;
     complete = true;
     forward += static_cast<double>(b.forward_ns);
     pre += static_cast<double>(std::max<std::int64_t>(b.preprocess_ns, 0));
+    pre_outside_operators +=
+        static_cast<double>(std::max<std::int64_t>(b.preprocess_ns - b.preprocess_operator_covered_ns, 0));
     post += static_cast<double>(std::max<std::int64_t>(b.postprocess_ns, 0));
   }
   const double total = pre + forward + post;
   if (!complete || total <= 0.0) return;
   features.add("request.preprocess_share", pre / total, "ratio", {where});
+  // Preprocessing that no framework operator covers (per-request numpy, Python loops over rows or
+  // pixels): the part batching and the operator library cannot speed up.
+  features.add("request.preprocess_outside_operators_share", pre_outside_operators / total, "ratio", {where});
+  features.add("request.preprocess_operator_share", (pre - pre_outside_operators) / total, "ratio", {where});
   features.add("request.model_share", forward / total, "ratio", {where});
   features.add("request.postprocess_share", post / total, "ratio", {where});
 }

@@ -62,13 +62,25 @@ std::vector<RequestRow> overloaded_requests() {
 // Two served batches; see the expected figures in TraceFeatures.
 std::vector<Event> two_batch_trace() {
   return {
-      slice("ProfilerStep#0", 0, 1000),    slice("preprocess", 10, 200),
-      slice("forward", 300, 600),          slice("forward", 305, 590),  // TorchScript's nested forward
-      slice("aten::conv2d", 310, 100),     slice("aten::convolution", 315, 90),
-      slice("aten::batch_norm", 420, 50),  slice("aten::native_batch_norm", 425, 40),
-      slice("aten::relu_", 480, 20),       slice("postprocess", 910, 50),
-      slice("ProfilerStep#1", 1000, 1000), slice("preprocess", 1010, 100),
-      slice("forward", 1200, 300),         slice("aten::linear", 1210, 100),
+      slice("ProfilerStep#0", 0, 1000),
+      slice("preprocess", 10, 200),
+      // Two operators cover 100 of the first preprocess (the nested one adds nothing); the second
+      // preprocess is host code only (per-request numpy, say).
+      slice("aten::upsample_bilinear2d", 20, 60),
+      slice("aten::empty", 25, 10),
+      slice("aten::div", 100, 40),
+      slice("forward", 300, 600),
+      slice("forward", 305, 590),  // TorchScript's nested forward
+      slice("aten::conv2d", 310, 100),
+      slice("aten::convolution", 315, 90),
+      slice("aten::batch_norm", 420, 50),
+      slice("aten::native_batch_norm", 425, 40),
+      slice("aten::relu_", 480, 20),
+      slice("postprocess", 910, 50),
+      slice("ProfilerStep#1", 1000, 1000),
+      slice("preprocess", 1010, 100),
+      slice("forward", 1200, 300),
+      slice("aten::linear", 1210, 100),
       slice("postprocess", 1510, 50),
   };
 }
@@ -128,6 +140,8 @@ TEST(InferenceFeatures, TraceFeatures) {
   EXPECT_NEAR(value(set, "request.postprocess_ms"), 0.05, 1e-12);
   EXPECT_NEAR(value(set, "request.preprocess_share"), 300.0 / 1300.0, 1e-12);
   EXPECT_NEAR(value(set, "request.model_share"), 900.0 / 1300.0, 1e-12);
+  EXPECT_NEAR(value(set, "request.preprocess_operator_share"), 100.0 / 1300.0, 1e-12);
+  EXPECT_NEAR(value(set, "request.preprocess_outside_operators_share"), 200.0 / 1300.0, 1e-12);
   EXPECT_NEAR(value(set, "model.ops_per_batch"), 3.0, 1e-12);  // median of 5 and 1
   EXPECT_NEAR(value(set, "model.batch_norm_per_batch"), 0.5, 1e-12);
   EXPECT_NEAR(value(set, "model.op_gap_share"), 1.0 - 270.0 / 900.0, 1e-12);
