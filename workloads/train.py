@@ -294,6 +294,7 @@ def main(argv=None):
         "batch_size": config["batch_size"],
         "steps": config["steps"],
         "data_order": config.get("data_order") or "fresh_shuffle",
+        "shuffle_buffer": config.get("shuffle_buffer"),
         "threads": config["num_threads"],
         "magnitude": args.magnitude if args.fault != "none" else "none",
     }

@@ -106,9 +106,10 @@ class OptimizeCli : public CliTest {
 };
 
 TEST_F(OptimizeCli, AFixIsValidatedAppliedRolledBackAndFedBack) {
-  // The report's own suggestions (lower_learning_rate is the one this workload takes, as {lr}) and one that
-  // keeps the rate as it was.
-  const fs::path diagnosis = diagnosis_with({{"keep_rate", {{"lr", 1.2}}}}, true);
+  // The report's own suggestions (lower_learning_rate is the one this workload takes, as {lr}), one that
+  // keeps the rate as it was and one that cuts it too little.
+  const fs::path diagnosis =
+      diagnosis_with({{"keep_rate", {{"lr", 1.2}}}, {"mild_rate_cut", {{"lr", 0.84}}}}, true);
   const fs::path config = scratch_ / "train.yaml";
   const std::string original =
       "# my run\noptimizer:\n  name: sgd\n  lr: 1.2   # from the sweep\nsteps: 100\n";
@@ -141,10 +142,10 @@ TEST_F(OptimizeCli, AFixIsValidatedAppliedRolledBackAndFedBack) {
   ASSERT_EQ(run({"optimize", "--rollback", config.string()}), 0) << child_->err();
   EXPECT_EQ(slurp(config), original);
 
-  // divergence (the report's second cause) also patches lr, to 0.84: still too high, measured as no help.
-  const json& peak = suggestion(doc, "lower_peak_learning_rate");
-  EXPECT_EQ(peak["root_cause"], "divergence");
-  EXPECT_EQ(peak["validated"], false);
+  // A cut to 0.84 leaves the rate still too high: measured as no help.
+  const json& mild = suggestion(doc, "mild_rate_cut");
+  EXPECT_EQ(mild["validated"], false);
+  EXPECT_EQ(mild["root_cause_gone"], false);
 
   // Fed back: the outcomes hold the three trials, and the next diagnosis quotes the measured gain.
   const json kb = json::parse(slurp(scratch_ / "kb/outcomes.json"));

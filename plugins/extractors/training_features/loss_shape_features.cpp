@@ -80,7 +80,12 @@ void add_loss_shape_features(const std::vector<LogRow>& rows, std::optional<std:
   if (steps_per_epoch && *steps_per_epoch >= 2) {
     const auto period = static_cast<std::size_t>(*steps_per_epoch);
     const EvidenceRef epochs = rows_ref(loss_rows, 0, n - 1, "steps", "loss.epoch_period");
-    if (const auto ac = autocorrelation(residual, period, kMinPairs)) {
+    // Ranks of the residuals (Spearman): one epoch holds few pairs of batches, and in a converged run
+    // whose residuals are heavy-tailed two outlying batches one epoch apart made a Pearson correlation of
+    // 0.5 in a fresh shuffle. (The lag-1 correlation above keeps the values: a steep trend leaves runs of
+    // exact-zero residuals, the window's own median, which ranks would read as neighbours alike.)
+    const std::vector<double> ranked = ranks(residual);
+    if (const auto ac = autocorrelation(ranked, period, kMinPairs)) {
       out.add("loss.epoch_lag_residual_autocorr", *ac, "ratio", {epochs});
       // How far the correlation at exactly the epoch lag stands above the correlations at the lags around
       // it (half an epoch to one and a half, the epoch lag +-2 left out), in their standard deviations.
@@ -89,7 +94,7 @@ void add_loss_shape_features(const std::vector<LogRow>& rows, std::optional<std:
       std::vector<double> around;
       for (std::size_t lag = std::max<std::size_t>(2, period / 2); lag <= period + period / 2; ++lag) {
         if (lag + 2 >= period && lag <= period + 2) continue;
-        if (const auto r = autocorrelation(residual, lag, kMinPairs)) around.push_back(*r);
+        if (const auto r = autocorrelation(ranked, lag, kMinPairs)) around.push_back(*r);
       }
       if (around.size() >= kMinNeighbourLags) {
         const double m = mean(around);
@@ -113,6 +118,18 @@ void add_loss_shape_features(const std::vector<LogRow>& rows, std::optional<std:
             autocorrelation(residual_around_running_median(log_grad, kTrendHalfWidth), 1, kMinLag1Pairs))
       out.add("grad_norm.residual_lag1_autocorr", *ac, "ratio",
               {rows_ref(rows, grad_at.front(), grad_at.back(), "steps", "grad_norm")});
+}
+
+void add_loss_blowup_feature(const std::vector<LogRow>& rows, FeatureList& out) {
+  std::optional<std::size_t> first, top;
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    if (!rows[i].loss || !std::isfinite(*rows[i].loss)) continue;
+    if (!first) first = i;
+    if (!top || *rows[i].loss > *rows[*top].loss) top = i;
+  }
+  if (!first || *rows[*first].loss <= 0.0) return;
+  out.add("loss.log10_max_over_first", std::log10(*rows[*top].loss / *rows[*first].loss), "log10",
+          {row_ref(rows, *first, "loss.first"), row_ref(rows, *top, "loss.max")});
 }
 
 }  // namespace cann_debug::plugins::training_detail

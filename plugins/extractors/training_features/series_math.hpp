@@ -112,6 +112,25 @@ inline std::optional<double> autocorrelation(const std::vector<double>& v, std::
   return sab / std::sqrt(saa * sbb);
 }
 
+/// The rank of each value (0 = smallest), ties sharing their mean rank. Correlating ranks instead of values
+/// (Spearman) keeps one outlier pair from making a correlation: a converged run's loss residuals are
+/// heavy-tailed (one batch holding a rare hard example sits 25x above the others), and two such batches one
+/// lag apart give a Pearson correlation of 0.5 where the ranks give 0.
+inline std::vector<double> ranks(const std::vector<double>& v) {
+  std::vector<std::size_t> order(v.size());
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return v[a] < v[b]; });
+  std::vector<double> r(v.size());
+  for (std::size_t i = 0; i < order.size();) {
+    std::size_t j = i;
+    while (j + 1 < order.size() && v[order[j + 1]] == v[order[i]]) ++j;
+    const double shared = 0.5 * static_cast<double>(i + j);
+    for (std::size_t k = i; k <= j; ++k) r[order[k]] = shared;
+    i = j + 1;
+  }
+  return r;
+}
+
 /// Root mean square of the values.
 inline double rms(const std::vector<double>& v) {
   if (v.empty()) return 0.0;

@@ -113,6 +113,7 @@ class TrainingFeatures final : public Component {
     add_loss_shape_features(curve, steps_per_epoch, features);
     add_gradient_features(curve, config_, features);
     add_loss_spike_features(rows_, spikes, features);
+    add_loss_blowup_feature(rows_, features);
     add_throughput_features(rows_, features);
     place_events_on_steps(events_, rows_);
     add_loss_scale_features(rows_, events_, features);

@@ -46,6 +46,20 @@ TEST(LossShapeFeatures, ALossThatClimbsBackReboundsAndPeaks) {
   EXPECT_NEAR(value_of(set, "loss.peak_over_first"), 3.0 / 2.3, 0.01);
 }
 
+TEST(LossShapeFeatures, ALossThrownUpAndThenUnderflowingToZeroIsABlowUp) {
+  // A rate far too high: the loss jumps from 2.1 to 1.5e4 on the second step, then mostly sits at exactly
+  // zero (saturated logits) with isolated large values. The smoothed peak sees the zeros only.
+  std::vector<json> rows;
+  for (int i = 0; i < 200; ++i)
+    rows.push_back(row(i, i == 0 ? 2.1 : i == 1 ? 1.5e4 : (i % 17 == 0 ? 40.0 : 0.0)));
+  const FeatureSet set = run_extractor({{kRecordsPort, records_of(rows)}});
+  EXPECT_NEAR(value_of(set, "loss.log10_max_over_first"), std::log10(1.5e4 / 2.1), 1e-9);
+  EXPECT_LT(value_of(set, "loss.peak_over_first"), 1.0);
+  // A healthy curve never goes above its first loss.
+  const FeatureSet healthy = run_extractor({{kRecordsPort, records_of(decaying(200, 0.02, 1))}});
+  EXPECT_LT(value_of(healthy, "loss.log10_max_over_first"), 0.05);
+}
+
 TEST(LossShapeFeatures, BlocksOfSimilarBatchesCorrelateWithTheirNeighbours) {
   // Batches in runs of 6 from the same class: each block adds its own offset to the trend.
   std::mt19937 gen(3);
@@ -78,6 +92,24 @@ TEST(LossShapeFeatures, TheSameBatchesOneEpochLaterCorrelateWithTwoEpochs) {
   const FeatureSet shuffled = run_extractor({{kRecordsPort, records_of(fresh)}});
   EXPECT_LT(std::fabs(value_of(shuffled, "loss.epoch_lag_residual_autocorr")), 0.3);
   EXPECT_LT(value_of(shuffled, "loss.epoch_lag_zscore"), 3.0);
+}
+
+TEST(LossShapeFeatures, TwoOutlyingBatchesOneEpochApartAreNoRepetition) {
+  // A converged run in a fresh shuffle: tiny independent residuals, and five batches holding a rare hard
+  // example 25x above the rest (too many to be cut as spikes), two of which happen to fall exactly one
+  // epoch (60 steps) apart. The values correlate at the epoch lag through that one pair alone (about
+  // 0.3); their ranks do not.
+  std::mt19937 gen(7);
+  std::normal_distribution<double> noise(0.0, 1e-5);
+  std::vector<json> rows;
+  for (int i = 0; i < 180; ++i) {
+    const bool holds_hard_example = i == 40 || i == 70 || i == 95 || i == 130 || i == 165;
+    const double hard = holds_hard_example ? 2.5e-3 : 0.0;
+    rows.push_back(row(i, (i < 20 ? 2.0 * std::exp(-i / 4.0) : 1e-4) + noise(gen) + hard, i / 60));
+  }
+  const FeatureSet set = run_extractor({{kRecordsPort, records_of(rows)}});
+  EXPECT_LT(std::fabs(value_of(set, "loss.epoch_lag_residual_autocorr")), 0.15);
+  EXPECT_LT(value_of(set, "loss.epoch_lag_zscore"), 3.0);
 }
 
 TEST(LossShapeFeatures, TooFewStepsGiveNoShapeFeatures) {
