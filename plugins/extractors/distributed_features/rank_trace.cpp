@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <charconv>
 
+#include "cann_debug/reader/text.hpp"
 #include "cann_debug/trace_events.hpp"
 
 namespace cann_debug::plugins::distributed {
@@ -50,6 +51,10 @@ bool is_collective_work(std::string_view name) {
   return name.starts_with("gloo:") || name.starts_with("nccl:") || name.starts_with("hccl:");
 }
 
+bool is_all_to_all(std::string_view name) {
+  return readers::icontains(name, "all_to_all") || readers::icontains(name, "alltoall");
+}
+
 bool is_collective_call(std::string_view name) {
   // c10d::allreduce_, c10d::broadcast_, c10d::allgather_, c10d::reduce_scatter_, ... (the ops the
   // ProcessGroup dispatcher records; c10d::barrier is a collective too).
@@ -71,9 +76,9 @@ void RankTrace::add(const Event& event) {
     if (const std::int64_t step = parse_step(name); step >= 0)
       step_spans_.push_back({step, event.tid, span.time});
   } else if (is_collective_work(name)) {
-    collective_work_.push_back(span);
+    (is_all_to_all(name) ? dispatch_work_ : collective_work_).push_back(span);
   } else if (is_collective_call(name)) {
-    collective_calls_.push_back(span);
+    if (!is_all_to_all(name)) collective_calls_.push_back(span);
   } else if (name.starts_with(kAutogradPrefix)) {
     autograd_nodes_.push_back(span);
   } else if (std::find(std::begin(kUserRanges), std::end(kUserRanges), name) != std::end(kUserRanges)) {
@@ -126,7 +131,11 @@ std::vector<StepBreakdown> RankTrace::steps() const {
     }
     b.backward_compute_ns = union_length(autograd) - overlap_length(autograd, calls);
     b.outside_model_ns = std::max<std::int64_t>(0, b.step_ns - union_length(model) - b.exposed_collective_ns);
-    b.forward_compute_ns = b.forward_ns - overlap_length(work, forward);
+    const auto dispatch = in_step(dispatch_work_, -1, w);
+    b.dispatch_ns = union_length(dispatch);
+    std::vector<Interval> all_work = work;
+    all_work.insert(all_work.end(), dispatch.begin(), dispatch.end());
+    b.forward_compute_ns = b.forward_ns - overlap_length(all_work, forward);
     // Expert kernels by their start inside the step (a device runs behind its CPU); CPU expert ranges on
     // any thread (the autograd thread runs the backward ones).
     b.expert_on_device = !expert_device_.empty();

@@ -18,18 +18,22 @@ namespace cann_debug::plugins::distributed {
 struct StepBreakdown {
   std::int64_t step = -1;
   TimestampNs start_ns = kNoTimestamp;
-  std::int64_t step_ns = 0;                // the ProfilerStep#N span
-  std::int64_t data_loading_ns = 0;        // user range data_loading
-  std::int64_t forward_ns = 0;             // user range forward (outermost)
-  std::int64_t backward_ns = 0;            // user range backward (includes waits for collectives inside it)
-  std::int64_t backward_compute_ns = 0;    // autograd nodes inside backward, minus collective calls in them
-  std::int64_t optimizer_ns = 0;           // user range optimizer_step
+  std::int64_t step_ns = 0;              // the ProfilerStep#N span
+  std::int64_t data_loading_ns = 0;      // user range data_loading
+  std::int64_t forward_ns = 0;           // user range forward (outermost)
+  std::int64_t backward_ns = 0;          // user range backward (includes waits for collectives inside it)
+  std::int64_t backward_compute_ns = 0;  // autograd nodes inside backward, minus collective calls in them
+  std::int64_t optimizer_ns = 0;         // user range optimizer_step
+  // Collectives here are the synchronisation of gradients and parameters (all_reduce, broadcast,
+  // reduce_scatter, all_gather, ...). An MoE's all_to_all token dispatch is part of its forward and backward
+  // computation (the layer cannot go on without the tokens), so it is kept apart in dispatch_ns.
   std::int64_t collective_ns = 0;          // union of collective work spans (gloo:/nccl:/hccl: on any thread)
   std::int64_t exposed_collective_ns = 0;  // collective time outside forward, backward and optimizer_step
   std::int64_t collective_calls = 0;       // c10d:: collective calls issued by the stepping thread
   std::int64_t collective_in_backward_ns = 0;  // collective work while the backward range was open
   std::int64_t outside_model_ns = 0;    // step - (forward u backward u optimizer) - exposed collective time
   std::int64_t forward_compute_ns = 0;  // forward minus the collective work inside it (an MoE's all_to_all)
+  std::int64_t dispatch_ns = 0;         // union of all_to_all work spans (MoE token dispatch and combine)
   // Mixture of experts: the experts' own computation (trace::is_moe_expert_compute), from device kernels
   // where the trace has such kernels, else from CPU ranges (the forward's expert ranges); 0 = no MoE seen.
   std::int64_t expert_ns = 0;
@@ -77,6 +81,7 @@ class RankTrace {
   std::map<std::string, std::vector<Span>, std::less<>> ranges_;  // user ranges by name
   std::vector<Span> collective_work_;
   std::vector<Span> collective_calls_;
+  std::vector<Span> dispatch_work_;  // all_to_all work spans
   std::vector<Span> autograd_nodes_;
   std::vector<Span> expert_cpu_;     // expert ranges and CPU ops
   std::vector<Span> expert_device_;  // expert kernels
@@ -88,5 +93,8 @@ class RankTrace {
 bool is_collective_work(std::string_view name);
 /// Whether `name` is a collective call issued by the framework (c10d::allreduce_, c10d::broadcast_, ...).
 bool is_collective_call(std::string_view name);
+/// Whether the collective `name` is an all_to_all (gloo:all_to_all, c10d::alltoall_base_, ...): an MoE's
+/// token dispatch, not gradient synchronisation.
+bool is_all_to_all(std::string_view name);
 
 }  // namespace cann_debug::plugins::distributed

@@ -37,6 +37,31 @@ TEST(RankTrace, SplitsAStepIntoLoadingModelCollectivesAndOutside) {
   EXPECT_EQ(s.outside_model_ns, (50 - 36 - 2) * kMs);  // model 2..37 and 40..41
 }
 
+TEST(RankTrace, AnMoEsAllToAllIsTokenDispatchNotGradientSync) {
+  RankTrace trace;
+  // Step 0, 0..40 ms: forward 10 ms holding a 3 ms all_to_all (call and work), backward 20 ms holding
+  // another, then the gradients' all_reduce 5 ms after backward.
+  for (const Event& e :
+       {span("ProfilerStep#0", 0, 40000), span("forward", 0, 10000), span("c10d::alltoall_base_", 4000, 3000),
+        span("gloo:all_to_all", 4000, 3000, 2), span("backward", 10000, 20000),
+        span("c10d::alltoall_base_", 15000, 3000), span("gloo:all_to_all", 15000, 3000, 2),
+        span("c10d::allreduce_", 30000, 5000), span("gloo:all_reduce", 30000, 5000, 2)})
+    trace.add(e);
+  const auto steps = trace.steps();
+  ASSERT_EQ(steps.size(), 1u);
+  const StepBreakdown& s = steps[0];
+  // Only the all_reduce synchronises gradients: it is all exposed and none of it runs in backward.
+  EXPECT_EQ(s.collective_ns, 5 * kMs);
+  EXPECT_EQ(s.exposed_collective_ns, 5 * kMs);
+  EXPECT_EQ(s.collective_in_backward_ns, 0);
+  EXPECT_EQ(s.collective_calls, 1);
+  EXPECT_EQ(s.dispatch_ns, 6 * kMs);
+  EXPECT_EQ(s.forward_compute_ns, 7 * kMs);  // the forward's dispatch is no compute either
+  EXPECT_TRUE(is_all_to_all("nccl:all_to_all"));
+  EXPECT_TRUE(is_all_to_all("c10d::alltoall_"));
+  EXPECT_FALSE(is_all_to_all("gloo:all_reduce"));
+}
+
 TEST(RankTrace, EventsOfOtherThreadsAndNonCompleteEventsDoNotCount) {
   RankTrace trace;
   trace.add(span("ProfilerStep#0", 0, 10000));
