@@ -26,6 +26,27 @@ constexpr std::size_t kMinLag1Pairs = 30;
 // Fewest lags around the epoch lag whose correlations make the reference for the epoch lag's z-score.
 constexpr std::size_t kMinNeighbourLags = 6;
 
+// How far the rank correlation at exactly the epoch lag stands above the correlations at the lags around
+// it (half an epoch to one and a half, the epoch lag +-2 left out), in their standard deviations. The same
+// batches one epoch later give a sharp peak there even when batches differ little in difficulty; a fresh
+// shuffle cannot make one lag special.
+std::optional<double> epoch_lag_zscore(const std::vector<double>& ranked, std::size_t period) {
+  const auto at_period = autocorrelation(ranked, period, kMinPairs);
+  if (!at_period) return std::nullopt;
+  std::vector<double> around;
+  for (std::size_t lag = std::max<std::size_t>(2, period / 2); lag <= period + period / 2; ++lag) {
+    if (lag + 2 >= period && lag <= period + 2) continue;
+    if (const auto r = autocorrelation(ranked, lag, kMinPairs)) around.push_back(*r);
+  }
+  if (around.size() < kMinNeighbourLags) return std::nullopt;
+  const double m = mean(around);
+  double var = 0.0;
+  for (double r : around) var += (r - m) * (r - m);
+  const double sd = std::sqrt(var / static_cast<double>(around.size() - 1));
+  if (sd <= 0.0) return std::nullopt;
+  return (*at_period - m) / sd;
+}
+
 }  // namespace
 
 void add_loss_shape_features(const std::vector<LogRow>& rows, std::optional<std::int64_t> steps_per_epoch,
@@ -85,25 +106,27 @@ void add_loss_shape_features(const std::vector<LogRow>& rows, std::optional<std:
     // 0.5 in a fresh shuffle. (The lag-1 correlation above keeps the values: a steep trend leaves runs of
     // exact-zero residuals, the window's own median, which ranks would read as neighbours alike.)
     const std::vector<double> ranked = ranks(residual);
-    if (const auto ac = autocorrelation(ranked, period, kMinPairs)) {
+    if (const auto ac = autocorrelation(ranked, period, kMinPairs))
       out.add("loss.epoch_lag_residual_autocorr", *ac, "ratio", {epochs});
-      // How far the correlation at exactly the epoch lag stands above the correlations at the lags around
-      // it (half an epoch to one and a half, the epoch lag +-2 left out), in their standard deviations.
-      // The same batches one epoch later give a sharp peak there even when batches differ little in
-      // difficulty; a fresh shuffle cannot make one lag special.
-      std::vector<double> around;
-      for (std::size_t lag = std::max<std::size_t>(2, period / 2); lag <= period + period / 2; ++lag) {
-        if (lag + 2 >= period && lag <= period + 2) continue;
-        if (const auto r = autocorrelation(ranked, lag, kMinPairs)) around.push_back(*r);
-      }
-      if (around.size() >= kMinNeighbourLags) {
-        const double m = mean(around);
-        double var = 0.0;
-        for (double r : around) var += (r - m) * (r - m);
-        const double sd = std::sqrt(var / static_cast<double>(around.size() - 1));
-        if (sd > 0.0) out.add("loss.epoch_lag_zscore", (*ac - m) / sd, "sd", {epochs});
-      }
+    const auto loss_z = epoch_lag_zscore(ranked, period);
+    if (loss_z) out.add("loss.epoch_lag_zscore", *loss_z, "sd", {epochs});
+    // The same batch also gives about the same gradient norm: the test on ln(grad norm), where every row
+    // has one (the lag must count the same steps), is a second look at the same repetition. The two
+    // z-scores combine as Stouffer's (z1 + z2) / sqrt(2); a hard batch raises both, so under a fresh shuffle
+    // the sum spreads a little wider than one z, which the threshold of the graph leaves room for.
+    std::optional<double> grad_z;
+    if (loss_rows.size() == rows.size()) {
+      std::vector<double> log_grad;
+      for (const LogRow& r : rows)
+        if (r.grad_norm && std::isfinite(*r.grad_norm) && *r.grad_norm > 0.0)
+          log_grad.push_back(std::log(*r.grad_norm));
+      if (log_grad.size() == rows.size())
+        grad_z = epoch_lag_zscore(ranks(residual_around_running_median(log_grad, kTrendHalfWidth)), period);
     }
+    if (grad_z) out.add("grad_norm.epoch_lag_zscore", *grad_z, "sd", {epochs});
+    if (loss_z)
+      out.add("data.epoch_repeat_zscore", grad_z ? (*loss_z + *grad_z) / std::sqrt(2.0) : *loss_z, "sd",
+              {epochs});
   }
 
   std::vector<double> log_grad;

@@ -112,6 +112,34 @@ TEST(LossShapeFeatures, TwoOutlyingBatchesOneEpochApartAreNoRepetition) {
   EXPECT_LT(value_of(set, "loss.epoch_lag_zscore"), 3.0);
 }
 
+TEST(LossShapeFeatures, TheGradientNormOfTheSameBatchesIsASecondLook) {
+  // 3 epochs of 40 steps in a reused order: each position's batch has its own difficulty, which shows
+  // weakly in the loss and clearly in the gradient norm. The two epoch-lag tests combine as Stouffer's.
+  std::mt19937 gen(11);
+  std::normal_distribution<double> difficulty(0.0, 1.0), noise(0.0, 1.0);
+  std::vector<double> per_position(40);
+  for (double& d : per_position) d = difficulty(gen);
+  std::vector<json> rows;
+  for (int i = 0; i < 120; ++i) {
+    const double d = per_position[static_cast<std::size_t>(i % 40)];
+    json r = row(i, 0.5 + 1.5 * std::exp(-i / 40.0) + 0.01 * (0.3 * d + noise(gen)), i / 40);
+    r["grad_norm"] = std::exp(0.2 * d + 0.05 * noise(gen));
+    rows.push_back(r);
+  }
+  const FeatureSet set = run_extractor({{kRecordsPort, records_of(rows)}});
+  const double loss_z = value_of(set, "loss.epoch_lag_zscore");
+  const double grad_z = value_of(set, "grad_norm.epoch_lag_zscore");
+  EXPECT_GT(grad_z, 4.0);
+  EXPECT_GT(grad_z, loss_z);
+  EXPECT_NEAR(value_of(set, "data.epoch_repeat_zscore"), (loss_z + grad_z) / std::sqrt(2.0), 1e-12);
+  // Without gradient norms the combined score is the loss test alone.
+  for (json& r : rows) r.erase("grad_norm");
+  const FeatureSet loss_only = run_extractor({{kRecordsPort, records_of(rows)}});
+  EXPECT_FALSE(find(loss_only, "grad_norm.epoch_lag_zscore"));
+  EXPECT_DOUBLE_EQ(value_of(loss_only, "data.epoch_repeat_zscore"),
+                   value_of(loss_only, "loss.epoch_lag_zscore"));
+}
+
 TEST(LossShapeFeatures, TooFewStepsGiveNoShapeFeatures) {
   const FeatureSet set = run_extractor({{kRecordsPort, records_of(decaying(15, 0.02, 2))}});
   EXPECT_FALSE(find(set, "loss.rebound_over_first"));
