@@ -164,10 +164,20 @@ TEST(TrainingFeatures, ClipFractionCountsStepsAboveTheThreshold) {
   const FeatureSet clipped = run_extractor({{kRecordsPort, records_of(gradient_rows(norms, 0.1))}});
   EXPECT_DOUBLE_EQ(value_of(clipped, "grad_norm.clip_fraction"), 0.8);
   EXPECT_DOUBLE_EQ(value_of(clipped, "grad_norm.log10_median_over_clip"), 1.0);
+  EXPECT_DOUBLE_EQ(value_of(clipped, "grad_norm.log10_clipped_over_clip"), 1.0);
+  // A threshold at the usual norm catches most steps but cuts them shallowly: the depth is over the
+  // clipped steps only (0.12 and 0.15 against 0.1), not over all of them.
+  std::vector<double> near(10, 0.12);
+  near[0] = 0.15;
+  near[1] = near[2] = near[3] = 0.05;
+  const FeatureSet shallow = run_extractor({{kRecordsPort, records_of(gradient_rows(near, 0.1))}});
+  EXPECT_DOUBLE_EQ(value_of(shallow, "grad_norm.clip_fraction"), 0.7);
+  EXPECT_NEAR(value_of(shallow, "grad_norm.log10_clipped_over_clip"), std::log10(1.2), 1e-12);
   // clip_threshold null: clipping is off, nothing is clipped, and there is no threshold to compare with.
   const FeatureSet off = run_extractor({{kRecordsPort, records_of(gradient_rows(norms, nullptr))}});
   EXPECT_DOUBLE_EQ(value_of(off, "grad_norm.clip_fraction"), 0.0);
   EXPECT_FALSE(find(off, "grad_norm.log10_median_over_clip"));
+  EXPECT_FALSE(find(off, "grad_norm.log10_clipped_over_clip"));
   // The threshold only in the config.
   const FeatureSet from_config =
       run_extractor({{kRecordsPort, records_of(gradient_rows(norms, json(json::value_t::discarded)))},
