@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "cann_debug/trace_events.hpp"
+#include "intervals/interval_set.hpp"
 
 namespace cann_debug::plugins::inference {
 namespace {
@@ -77,17 +78,14 @@ void analyse_forward(const Slice& forward, const std::vector<const Slice*>& insi
   for (const auto& open : stack) close(open);
 }
 
-// Time of `range` covered by the framework operators inside it (slices in nesting order): the union of
-// the outermost ones. What is left is host code the profiler saw no operator for (Python, numpy, PIL).
+// Time of `range` covered by the framework operators inside it: the union of their spans. What is left is
+// host code the profiler saw no operator for (Python, numpy, PIL).
 std::int64_t operator_covered(const Slice& range, const std::vector<const Slice*>& inside) {
-  std::int64_t covered = 0;
-  std::int64_t reached = range.start_ns;
-  for (const Slice* s : inside) {
-    if (s == &range || !contains(range, *s) || !is_operator(s->name) || s->end_ns() <= reached) continue;
-    covered += s->end_ns() - std::max(s->start_ns, reached);
-    reached = s->end_ns();
-  }
-  return covered;
+  std::vector<Interval> operators;
+  for (const Slice* s : inside)
+    if (s != &range && contains(range, *s) && is_operator(s->name))
+      operators.push_back({s->start_ns, s->end_ns()});
+  return union_length(operators);
 }
 
 }  // namespace

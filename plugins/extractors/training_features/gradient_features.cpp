@@ -83,7 +83,7 @@ void add_clipping(const std::vector<LogRow>& rows, const RunConfig& config, Feat
     if (g > 0.0) log_over.push_back(std::log10(g / *threshold));
     if (g > *threshold) {
       ++clipped;
-      log_clipped_over.push_back(std::log10(g / *threshold));
+      log_clipped_over.push_back(log_over.back());
       first_clipped = std::min(first_clipped, i);
       last_clipped = std::max(last_clipped, i);
     }

@@ -95,6 +95,16 @@ void add_loss_shape_features(const std::vector<LogRow>& rows, std::optional<std:
   if (const auto ac = autocorrelation(residual, 1, kMinLag1Pairs))
     out.add("loss.residual_lag1_autocorr", *ac, "ratio", {whole});
 
+  // ln(grad norm) of the rows that have a positive one, detrended like the loss.
+  std::vector<double> log_grad;
+  std::vector<std::size_t> grad_at;
+  for (std::size_t i = 0; i < rows.size(); ++i)
+    if (rows[i].grad_norm && std::isfinite(*rows[i].grad_norm) && *rows[i].grad_norm > 0.0) {
+      log_grad.push_back(std::log(*rows[i].grad_norm));
+      grad_at.push_back(i);
+    }
+  const std::vector<double> grad_residual = residual_around_running_median(log_grad, kTrendHalfWidth);
+
   // The same batches come back one epoch later when the order is stored or reused: the detrended loss
   // correlates with itself at the epoch lag. Detrended around a running median rather than over a whole
   // epoch, so that two epochs are enough (a moving mean over one period needs three).
@@ -115,30 +125,16 @@ void add_loss_shape_features(const std::vector<LogRow>& rows, std::optional<std:
     // z-scores combine as Stouffer's (z1 + z2) / sqrt(2); a hard batch raises both, so under a fresh shuffle
     // the sum spreads a little wider than one z, which the threshold of the graph leaves room for.
     std::optional<double> grad_z;
-    if (loss_rows.size() == rows.size()) {
-      std::vector<double> log_grad;
-      for (const LogRow& r : rows)
-        if (r.grad_norm && std::isfinite(*r.grad_norm) && *r.grad_norm > 0.0)
-          log_grad.push_back(std::log(*r.grad_norm));
-      if (log_grad.size() == rows.size())
-        grad_z = epoch_lag_zscore(ranks(residual_around_running_median(log_grad, kTrendHalfWidth)), period);
-    }
+    if (loss_rows.size() == rows.size() && log_grad.size() == rows.size())
+      grad_z = epoch_lag_zscore(ranks(grad_residual), period);
     if (grad_z) out.add("grad_norm.epoch_lag_zscore", *grad_z, "sd", {epochs});
     if (loss_z)
       out.add("data.epoch_repeat_zscore", grad_z ? (*loss_z + *grad_z) / std::sqrt(2.0) : *loss_z, "sd",
               {epochs});
   }
 
-  std::vector<double> log_grad;
-  std::vector<std::size_t> grad_at;
-  for (std::size_t i = 0; i < rows.size(); ++i)
-    if (rows[i].grad_norm && std::isfinite(*rows[i].grad_norm) && *rows[i].grad_norm > 0.0) {
-      log_grad.push_back(std::log(*rows[i].grad_norm));
-      grad_at.push_back(i);
-    }
   if (log_grad.size() >= kMinValues)
-    if (const auto ac =
-            autocorrelation(residual_around_running_median(log_grad, kTrendHalfWidth), 1, kMinLag1Pairs))
+    if (const auto ac = autocorrelation(grad_residual, 1, kMinLag1Pairs))
       out.add("grad_norm.residual_lag1_autocorr", *ac, "ratio",
               {rows_ref(rows, grad_at.front(), grad_at.back(), "steps", "grad_norm")});
 }
