@@ -135,6 +135,7 @@ class DistributedFeatures final : public Component {
       RankLog& log = inputs_.logs[rank];
       if (log.source.empty()) log.source = batch.source_path;
       log.add(r.key.step_id, r.key.timestamp_ns, batch_size);
+      if (const nlohmann::json* tokens = expert_token_field(r.fields)) log.add_expert_tokens(*tokens);
     }
   }
 

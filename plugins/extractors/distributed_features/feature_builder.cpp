@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <numeric>
 #include <string>
 
 #include "collective_exposure.hpp"
@@ -296,6 +297,29 @@ void add_batch_balance(const std::map<std::int64_t, RankLog>& logs, std::vector<
        {"steps", heavy.source, heavy.first_time_ns, heavy.last_time_ns, heavy.first_step, heavy.last_step}}));
 }
 
+// Mixture of experts, from the step log: the tokens the router sent to its busiest expert over the mean
+// per expert, summed over every rank's rows and steps (a rank that logs the global counts and one that logs
+// its own give the same ratio). 1 = balanced; Switch Transformer's capacity factor 1.25 drops tokens above
+// it. Ranks whose count lists have another length than the first rank's (another layer) are left out.
+void add_expert_tokens(const std::map<std::int64_t, RankLog>& logs, std::vector<Feature>& out) {
+  std::vector<double> tokens;
+  std::vector<EvidenceRef> ev;
+  for (const auto& [rank, log] : logs) {
+    if (log.token_rows == 0) continue;
+    if (tokens.empty()) tokens.assign(log.expert_tokens.size(), 0.0);
+    if (log.expert_tokens.size() != tokens.size()) continue;
+    for (std::size_t i = 0; i < tokens.size(); ++i) tokens[i] += log.expert_tokens[i];
+    ev.push_back({"steps", log.source, log.first_time_ns, log.last_time_ns, log.first_step, log.last_step});
+  }
+  if (tokens.size() < 2) return;
+  const double mean = std::accumulate(tokens.begin(), tokens.end(), 0.0) / static_cast<double>(tokens.size());
+  if (!(mean > 0)) return;
+  const std::size_t hot = index_of_max(tokens);
+  out.push_back(feature("moe.expert_token_max_over_mean", tokens[hot] / mean, "ratio", ev));
+  out.push_back(feature("moe.expert_token_hot_expert", static_cast<double>(hot), "expert", ev));
+  out.push_back(feature("moe.expert_count", static_cast<double>(tokens.size()), "count", ev));
+}
+
 }  // namespace
 
 std::vector<FeatureSet> build_feature_sets(const RunInputs& inputs) {
@@ -327,6 +351,7 @@ std::vector<FeatureSet> build_feature_sets(const RunInputs& inputs) {
     add_communication(ranks, inputs.config, run.features);
   }
   add_batch_balance(inputs.logs, run.features);
+  add_expert_tokens(inputs.logs, run.features);
   // Ascend cluster profiles without rank traces: the step split per rank says who was idle, whose compute
   // was heavier and whom the others waited for (the late rank from it wins over the wait ratios below).
   const bool from_step_trace = ranks.size() < 2 && !inputs.step_trace.empty();

@@ -17,6 +17,31 @@ void RankLog::add(std::int64_t step, TimestampNs time_ns, std::optional<double> 
   if (batch_size && std::isfinite(*batch_size) && *batch_size > 0) batch_sizes.push_back(*batch_size);
 }
 
+void RankLog::add_expert_tokens(const nlohmann::json& counts) {
+  if (!counts.is_array() || counts.size() < 2) return;
+  std::vector<double> row;
+  row.reserve(counts.size());
+  for (const auto& c : counts) {
+    if (!c.is_number()) return;
+    const double v = c.get<double>();
+    if (!std::isfinite(v) || v < 0) return;
+    row.push_back(v);
+  }
+  if (expert_tokens.empty()) expert_tokens.assign(row.size(), 0.0);
+  if (row.size() != expert_tokens.size()) {
+    ++token_rows_refused;
+    return;
+  }
+  for (std::size_t i = 0; i < row.size(); ++i) expert_tokens[i] += row[i];
+  ++token_rows;
+}
+
+const nlohmann::json* expert_token_field(const nlohmann::json& fields) {
+  for (const char* key : {"moe_tokens_per_expert", "tokens_per_expert", "exp_counts"})
+    if (const auto it = fields.find(key); it != fields.end() && it->is_array()) return &*it;
+  return nullptr;
+}
+
 RunConfig read_run_config(const RunConfiguration& run) {
   RunConfig config;
   config.source = run.source_path;

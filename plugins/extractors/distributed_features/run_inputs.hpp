@@ -22,8 +22,18 @@ struct RankLog {
   std::vector<double> batch_sizes;
   std::int64_t first_step = -1, last_step = -1;
   TimestampNs first_time_ns = kNoTimestamp, last_time_ns = kNoTimestamp;
+  // Tokens routed to each expert of a mixture-of-experts layer, summed over the rows that logged them
+  // (moe_tokens_per_expert, tokens_per_expert or DeepSpeed's exp_counts); index = expert.
+  std::vector<double> expert_tokens;
+  std::int64_t token_rows = 0;
+  std::int64_t token_rows_refused = 0;  // rows whose count list had another length than the first
   void add(std::int64_t step, TimestampNs time_ns, std::optional<double> batch_size);
+  /// Adds one row's token counts (a JSON array of non-negative numbers); anything else is ignored.
+  void add_expert_tokens(const nlohmann::json& counts);
 };
+
+/// The step-log field of a row that holds its per-expert token counts, or nullptr.
+const nlohmann::json* expert_token_field(const nlohmann::json& fields);
 
 /// The figures of the run configuration (config.json) that are used as extra evidence.
 struct RunConfig {

@@ -1,6 +1,7 @@
 // The distributed_features component through the SDK harness: what it emits for hand-made runs.
 #include <gtest/gtest.h>
 
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -151,6 +152,50 @@ TEST(DistributedFeatures, ARankWhoseExpertsGetMostTokensStandsOutAgainstItsOwnDe
   EXPECT_FALSE(out.get("rank.expert_load_skew").has_value());
 }
 
+// Per-step log rows of two ranks with the router's token counts under `key`: `counts(step, rank)`.
+Envelope token_log_of(const std::string& key, const std::function<json(std::int64_t, std::int64_t)>& counts) {
+  RecordBatch b;
+  b.source_path = "metrics.jsonl";
+  for (std::int64_t step = 0; step < 3; ++step)
+    for (std::int64_t rank = 0; rank < 2; ++rank) {
+      Record r;
+      r.key.step_id = step;
+      r.key.rank = static_cast<std::int32_t>(rank);
+      r.line = static_cast<std::int64_t>(b.records.size()) + 1;
+      r.fields = {{"step", step}, {"rank", rank}, {"batch_size", 16}, {key, counts(step, rank)}};
+      b.records.push_back(std::move(r));
+    }
+  return Envelope::make(CorrelationKey{}, std::move(b));
+}
+
+TEST(DistributedFeatures, TheRoutersTokenCountsGiveTheBusiestExpertOverTheMean) {
+  // Each rank logs its own tokens per expert; summed over ranks and steps expert 2 gets 3x the mean.
+  Output out = run({{kRecords, token_log_of("moe_tokens_per_expert", [](std::int64_t, std::int64_t rank) {
+                       return rank == 0 ? json{10, 10, 60, 0} : json{0, 10, 60, 10};
+                     })}});
+  EXPECT_NEAR(out.value("moe.expert_token_max_over_mean"), 3.0, 1e-9);
+  EXPECT_EQ(out.value("moe.expert_token_hot_expert"), 2.0);
+  EXPECT_EQ(out.value("moe.expert_count"), 4.0);
+  EXPECT_EQ(out.get("moe.expert_token_max_over_mean")->evidence.size(), 2u);  // one per rank's log
+  EXPECT_EQ(out.get("moe.expert_token_max_over_mean")->evidence.front().last_step, 2);
+  // DeepSpeed's exp_counts, every rank logging the global counts: the ratio is the same as one rank's.
+  out = run({{kRecords, token_log_of("exp_counts", [](std::int64_t step, std::int64_t) {
+                return step == 0 ? json{30, 10} : json{20, 20};
+              })}});
+  EXPECT_NEAR(out.value("moe.expert_token_max_over_mean"), 70.0 / 60.0, 1e-9);
+  // A row whose list has another length (another layer), a negative or non-numeric count is left out.
+  out = run({{kRecords, token_log_of("tokens_per_expert", [](std::int64_t step, std::int64_t) {
+                if (step == 1) return json{1, 2, 3};
+                if (step == 2) return json{5, "x"};
+                return json{10, 30};
+              })}});
+  EXPECT_NEAR(out.value("moe.expert_token_max_over_mean"), 30.0 / 20.0, 1e-9);
+  // No counts, or a single expert: no feature.
+  out = run({{kRecords, log_of({{0, 32}, {1, 32}})}});
+  EXPECT_FALSE(out.get("moe.expert_token_max_over_mean").has_value());
+  out = run({{kRecords, token_log_of("exp_counts", [](std::int64_t, std::int64_t) { return json{7}; })}});
+  EXPECT_FALSE(out.get("moe.expert_token_max_over_mean").has_value());
+}
 TEST(DistributedFeatures, CommunicationAfterBackwardIsExposed) {
   const Output out = run(
       {{kEvents, events_of(0, 1000, 5000, 20000, true)}, {kEvents, events_of(1, 1000, 5000, 20000, true)}});
