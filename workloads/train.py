@@ -9,7 +9,7 @@ sklearn ships or a synthetic one (faultlib/datasets.py) with cross-entropy, an o
 momentum, adam, adamw, rmsprop), a learning-rate schedule (constant, step, cosine, warmup), optional
 gradient clipping (clip_grad_norm_) and a data order (faultlib/data_order.py). Every step logs what the case
 corpus holds (step, time, epoch, loss, grad_norm before clipping, lr, clip_threshold, layer_grad_norms);
-torch.profiler records a few steps into trace.json; /proc is sampled into host_metrics.jsonl.
+torch.profiler records a few steps, with input shapes, into trace.json; /proc is sampled into host_metrics.jsonl.
 
 Faults (faultlib/training_faults.py): lr_too_high, grad_clip_too_low, gradient_explosion, vanishing_gradient,
 unshuffled_data, batch_too_small. `--set KEY=VALUE` is applied after the fault: it wins over it.
@@ -29,7 +29,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import torch  # noqa: E402
 
-from faultlib import casefolder, data_order, datasets, injector, models, options  # noqa: E402
+from faultlib import casefolder, data_order, datasets, injector, models, options, trace_export  # noqa: E402
 from faultlib.hostmetrics import HostSampler  # noqa: E402
 
 # A learning rate that trains the workloads' models well with each optimizer (the "default" a fault
@@ -233,9 +233,11 @@ def run(config, folder):
 
     os.makedirs(folder, exist_ok=True)
     trace_path = os.path.join(folder, "trace.json")
-    prof = torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CPU],
+    # record_shapes: the operators' input shapes (Kineto's "Input Dims"), as the profiler tutorial and HTA
+    # set it; the batch size shows in the first layer's input.
+    prof = torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CPU], record_shapes=True,
                                   schedule=torch.profiler.schedule(**PROFILE, repeat=1),
-                                  on_trace_ready=lambda p: p.export_chrome_trace(trace_path))
+                                  on_trace_ready=lambda p: trace_export.export_chrome_trace(p, trace_path))
     losses = []
     with HostSampler(os.path.join(folder, "host_metrics.jsonl")), \
             casefolder.JsonLines(os.path.join(folder, "metrics.jsonl")) as log, prof:

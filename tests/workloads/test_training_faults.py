@@ -205,6 +205,10 @@ class TrainRunTest(unittest.TestCase):
         names = {e["name"] for e in trace}
         self.assertTrue({"forward", "backward", "optimizer_step", "data_loading"} <= names)
         self.assertIn("ProfilerStep#5", names)
+        # Kineto's "Input Dims" (record_shapes): the model's first layer sees the batch of 16.
+        first_layers = [e for e in trace if e["name"] == "aten::linear" and e["args"].get("Input Dims")]
+        self.assertTrue(first_layers)
+        self.assertEqual(min(first_layers, key=lambda e: e["ts"])["args"]["Input Dims"][0][0], 16)
 
     def test_unshuffled_run_records_its_order(self):
         rows, config, _, _ = self.run_case("--fault", "unshuffled_data", "--magnitude", "strong",

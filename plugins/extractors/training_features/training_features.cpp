@@ -2,6 +2,8 @@
 // end of stream emits one feature.set/1 (scope "run") describing the run.
 #include "training_features.hpp"
 
+#include <cstdint>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -16,6 +18,7 @@
 #include "loss_shape_features.hpp"
 #include "loss_spikes.hpp"
 #include "throughput_features.hpp"
+#include "trace_batch.hpp"
 #include "training_log.hpp"
 
 namespace cann_debug::plugins {
@@ -41,7 +44,10 @@ Manifest make_manifest() {
        false,
        "rows of the training log (one per step or epoch)"},
       {"metrics", {std::string(MetricBatch::type_id)}, false, "host metrics (accepted; not used yet)"},
-      {"events", {std::string(EventBatch::type_id)}, false, "trace events (accepted; not used yet)"},
+      {"events",
+       {std::string(EventBatch::type_id)},
+       false,
+       "profiler trace events: the batch size the model's first layer saw (Input Dims)"},
       {"config",
        {std::string(RunConfiguration::type_id)},
        false,
@@ -73,8 +79,9 @@ class TrainingFeatures final : public Component {
       }
     } else if (port == kConfigPort && message.is<RunConfiguration>()) {
       config_ = config_from(message.as<RunConfiguration>());
-    } else if ((port == kMetricsPort && message.is<MetricBatch>()) ||
-               (port == kEventsPort && message.is<EventBatch>())) {
+    } else if (port == kEventsPort && message.is<EventBatch>()) {
+      trace_batch_.add(message.as<EventBatch>());
+    } else if (port == kMetricsPort && message.is<MetricBatch>()) {
       // Accepted so that pipelines can wire every reader of a case; no feature reads them yet.
     } else {
       throw std::runtime_error(fmt::format("training_features: unexpected '{}' message on input port {}",
@@ -93,6 +100,11 @@ class TrainingFeatures final : public Component {
     } else {
       steps_per_epoch = config_.steps_per_epoch;
     }
+    // The batch size: the config's, else the global batch a large-model log prints, else the leading
+    // dimension of the first layer's input in the profiler trace (docs/features-training.md, "Batch size").
+    const std::optional<TraceBatch> traced = trace_batch_.result();
+    if (traced) features.add("data.trace_batch_size", traced->samples, "samples", {traced->first_layer});
+    std::optional<std::int64_t> batch_size = config_.batch_size;
     if (config_.batch_size) {
       features.add("data.batch_size", static_cast<double>(*config_.batch_size), "samples", {});
     } else {
@@ -102,14 +114,18 @@ class TrainingFeatures final : public Component {
         if (rows_[i].global_batch_size &&
             (!at || *rows_[i].global_batch_size > *rows_[*at].global_batch_size))
           at = i;
-      if (at)
+      if (at) {
         features.add("data.batch_size", *rows_[*at].global_batch_size, "samples",
                      {row_ref(rows_, *at, "global_batch_size")});
+      } else if (traced) {
+        features.add("data.batch_size", traced->samples, "samples", {traced->first_layer});
+        batch_size = static_cast<std::int64_t>(traced->samples);
+      }
     }
     // The curve features describe the run outside the spikes it recovered from; the spikes have their own.
     const std::vector<LossSpike> spikes = find_loss_spikes(rows_);
     const std::vector<LogRow> curve = rows_outside_recovered_spikes(rows_, spikes);
-    add_loss_features(curve, steps_per_epoch, config_.batch_size, features);
+    add_loss_features(curve, steps_per_epoch, batch_size, features);
     add_loss_shape_features(curve, steps_per_epoch, features);
     add_gradient_features(curve, config_, features);
     add_loss_spike_features(rows_, spikes, features);
@@ -126,6 +142,7 @@ class TrainingFeatures final : public Component {
   std::vector<LogEvent> events_;
   std::int64_t next_index_ = 0;
   RunConfig config_;
+  TraceBatchScanner trace_batch_;
 };
 
 }  // namespace
