@@ -73,6 +73,7 @@ void add_clipping(const std::vector<LogRow>& rows, const RunConfig& config, Feat
   if (!rows_say && !config.clip_threshold) return;
   std::size_t known = 0, clipped = 0, first_clipped = rows.size(), last_clipped = 0;
   std::vector<double> log_over, log_clipped_over;
+  std::vector<std::size_t> log_over_at;  // the row of each log_over value
   for (std::size_t i = 0; i < rows.size(); ++i) {
     const double g = *rows[i].grad_norm;
     if (!std::isfinite(g)) continue;
@@ -80,7 +81,10 @@ void add_clipping(const std::vector<LogRow>& rows, const RunConfig& config, Feat
     if (rows_say && !rows[i].has_clip_field) continue;
     ++known;
     if (!threshold || !std::isfinite(*threshold) || *threshold <= 0.0) continue;
-    if (g > 0.0) log_over.push_back(std::log10(g / *threshold));
+    if (g > 0.0) {
+      log_over.push_back(std::log10(g / *threshold));
+      log_over_at.push_back(i);
+    }
     if (g > *threshold) {
       ++clipped;
       log_clipped_over.push_back(log_over.back());
@@ -98,6 +102,16 @@ void add_clipping(const std::vector<LogRow>& rows, const RunConfig& config, Feat
   // catches by a few tens of percent (even when it catches most of them), one far below it by 3-100x.
   if (!log_clipped_over.empty())
     out.add("grad_norm.log10_clipped_over_clip", median(log_clipped_over), "log10(ratio)", refs);
+  // Where the threshold sits against the norms at the start of training (the first tenth of the steps with a
+  // threshold, at least kMinEarlyRows): a threshold set from those norms sits at or above them and clips the
+  // outliers; one far below them bites from the first steps, however small the norms become later (an
+  // adaptive optimizer that converges shrinks them tenfold, so the clipped steps' depth alone misses it).
+  if (log_over.size() >= kMinEarlyRows) {
+    const std::size_t k = std::max(kMinEarlyRows, log_over.size() / 10);
+    out.add("grad_norm.log10_early_over_clip", median({log_over.begin(), log_over.begin() + k}),
+            "log10(ratio)",
+            {rows_ref(rows, log_over_at.front(), log_over_at[k - 1], "steps", "grad_norm.early")});
+  }
 }
 
 // Parameters in network order; weight tensors only when there are any (biases and norm scales are small).

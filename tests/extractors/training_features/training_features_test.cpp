@@ -173,11 +173,23 @@ TEST(TrainingFeatures, ClipFractionCountsStepsAboveTheThreshold) {
   const FeatureSet shallow = run_extractor({{kRecordsPort, records_of(gradient_rows(near, 0.1))}});
   EXPECT_DOUBLE_EQ(value_of(shallow, "grad_norm.clip_fraction"), 0.7);
   EXPECT_NEAR(value_of(shallow, "grad_norm.log10_clipped_over_clip"), std::log10(1.2), 1e-12);
+  // Where the threshold sits against the first tenth of the steps (at least 5): 0.12, 0.15, 0.05, 0.05,
+  // 0.05 against 0.1 -> median 0.05 -> log10(0.5).
+  EXPECT_NEAR(value_of(shallow, "grad_norm.log10_early_over_clip"), std::log10(0.5), 1e-12);
+  EXPECT_EQ(evidence_of(shallow, "grad_norm.log10_early_over_clip").at(0).last_step, 4);
+  // Norms that start 20x the threshold and then shrink below it (an adaptive optimizer converging): the
+  // clipped steps are cut shallowly, the start says how far below the norms the threshold was set.
+  std::vector<double> shrinking(60, 0.11);
+  for (std::size_t i = 0; i < 8; ++i) shrinking[i] = 2.0;
+  const FeatureSet late = run_extractor({{kRecordsPort, records_of(gradient_rows(shrinking, 0.1))}});
+  EXPECT_NEAR(value_of(late, "grad_norm.log10_early_over_clip"), std::log10(20.0), 1e-12);
+  EXPECT_NEAR(value_of(late, "grad_norm.log10_clipped_over_clip"), std::log10(1.1), 1e-12);
   // clip_threshold null: clipping is off, nothing is clipped, and there is no threshold to compare with.
   const FeatureSet off = run_extractor({{kRecordsPort, records_of(gradient_rows(norms, nullptr))}});
   EXPECT_DOUBLE_EQ(value_of(off, "grad_norm.clip_fraction"), 0.0);
   EXPECT_FALSE(find(off, "grad_norm.log10_median_over_clip"));
   EXPECT_FALSE(find(off, "grad_norm.log10_clipped_over_clip"));
+  EXPECT_FALSE(find(off, "grad_norm.log10_early_over_clip"));
   // The threshold only in the config.
   const FeatureSet from_config =
       run_extractor({{kRecordsPort, records_of(gradient_rows(norms, json(json::value_t::discarded)))},
