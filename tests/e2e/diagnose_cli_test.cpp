@@ -184,6 +184,9 @@ TEST_F(DiagnoseCli, AKinetoTrainingTraceWhoseDeviceWaitsForTheDataLoaderIsHostIn
   EXPECT_THAT(doc["evidence"].dump(), ::testing::HasSubstr("waited for the DataLoader"));
   ASSERT_FALSE(doc["suggestions"].empty());
   EXPECT_THAT(doc["suggestions"].dump(), ::testing::HasSubstr("num_workers"));
+  // The trace was recorded with shapes: the batch of 32 shows in the first convolution's input of each step.
+  EXPECT_EQ(doc["details"]["data"]["data.trace_batch_size"]["value"], 32.0);
+  EXPECT_EQ(doc["details"]["data"]["data.batch_size"]["evidence"][0]["id"], "aten::conv2d");
 
   for (const auto& entry : fs::directory_iterator(pair / "resnet50_num_workers_4")) {
     ASSERT_EQ(run({"diagnose", "--input", entry.path().string(), "--json"}), 0) << child_->err();
