@@ -1,4 +1,4 @@
-// Batch size from a profiler trace; see trace_batch.hpp and docs/features-training.md ("Batch size").
+// Batch size from a profiler trace; see trace_batch.hpp and docs/features-training.md ("Data features").
 #include "trace_batch.hpp"
 
 #include <algorithm>
@@ -50,8 +50,9 @@ std::optional<double> input_layer_batch(const Event& e) {
   // A language model's batch is its tokens: a micro-batch of one 2048-token sequence is no tiny batch.
   // Token ids [batch, positions] of an embedding, or [batch, positions, width] into a linear layer, with a
   // sequence of at least kLongSequence positions count batch x positions.
-  const std::size_t seq_rank = op->name == "aten::embedding" ? 2 : 3;
-  if (shape.size() == seq_rank && shape[1].is_number()) {
+  const bool sequence = (op->name == "aten::embedding" && shape.size() == 2) ||
+                        (op->name == "aten::linear" && shape.size() == 3);
+  if (sequence && shape[1].is_number()) {
     const double positions = shape[1].get<double>();
     if (positions >= kLongSequence) return n * positions;
   }

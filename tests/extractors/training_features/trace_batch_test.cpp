@@ -43,6 +43,8 @@ TEST(TraceBatch, TheDataInputOfAnInputLayerGivesTheBatch) {
   EXPECT_EQ(input_layer_batch(op("aten::embedding", 0, json{{30522, 512}, {2, 141}, {}, {}})), 282.0);
   EXPECT_EQ(input_layer_batch(op("aten::embedding", 0, json{{30522, 512}, {2, 16}, {}, {}})), 2.0);
   EXPECT_EQ(input_layer_batch(op("aten::linear", 0, json{{1, 2048, 768}, {768, 768}})), 2048.0);
+  // A conv1d's [batch, channels, length] has no positions in its second dimension.
+  EXPECT_EQ(input_layer_batch(op("aten::conv1d", 0, json{{2, 128, 400}, {64, 128, 3}})), 2.0);
   // An unbatched sample, a conv2d without a batch dimension, another operator, no shapes: nothing.
   EXPECT_FALSE(input_layer_batch(op("aten::linear", 0, json{{64}, {64, 64}, {64}})));
   EXPECT_FALSE(input_layer_batch(op("aten::conv2d", 0, json{{3, 224, 224}, {64, 3, 7, 7}})));
