@@ -305,7 +305,7 @@ void add_expert_tokens(const std::map<std::int64_t, RankLog>& logs, std::vector<
   std::vector<double> tokens;
   std::vector<EvidenceRef> ev;
   for (const auto& [rank, log] : logs) {
-    if (log.token_rows == 0) continue;
+    if (log.expert_tokens.empty()) continue;
     if (tokens.empty()) tokens.assign(log.expert_tokens.size(), 0.0);
     if (log.expert_tokens.size() != tokens.size()) continue;
     for (std::size_t i = 0; i < tokens.size(); ++i) tokens[i] += log.expert_tokens[i];

@@ -28,12 +28,8 @@ void RankLog::add_expert_tokens(const nlohmann::json& counts) {
     row.push_back(v);
   }
   if (expert_tokens.empty()) expert_tokens.assign(row.size(), 0.0);
-  if (row.size() != expert_tokens.size()) {
-    ++token_rows_refused;
-    return;
-  }
+  if (row.size() != expert_tokens.size()) return;
   for (std::size_t i = 0; i < row.size(); ++i) expert_tokens[i] += row[i];
-  ++token_rows;
 }
 
 const nlohmann::json* expert_token_field(const nlohmann::json& fields) {

@@ -23,10 +23,9 @@ struct RankLog {
   std::int64_t first_step = -1, last_step = -1;
   TimestampNs first_time_ns = kNoTimestamp, last_time_ns = kNoTimestamp;
   // Tokens routed to each expert of a mixture-of-experts layer, summed over the rows that logged them
-  // (moe_tokens_per_expert, tokens_per_expert or DeepSpeed's exp_counts); index = expert.
+  // (moe_tokens_per_expert, tokens_per_expert or DeepSpeed's exp_counts); index = expert. Empty when no row
+  // had counts; a row whose list has another length than the first's is left out.
   std::vector<double> expert_tokens;
-  std::int64_t token_rows = 0;
-  std::int64_t token_rows_refused = 0;  // rows whose count list had another length than the first
   void add(std::int64_t step, TimestampNs time_ns, std::optional<double> batch_size);
   /// Adds one row's token counts (a JSON array of non-negative numbers); anything else is ignored.
   void add_expert_tokens(const nlohmann::json& counts);

@@ -3,15 +3,14 @@
 
 #include <algorithm>
 #include <array>
-#include <charconv>
 #include <string_view>
+#include <vector>
 
 #include "series_math.hpp"
 
 namespace cann_debug::plugins::training_detail {
 namespace {
 
-constexpr std::string_view kStepPrefix = "ProfilerStep#";
 constexpr double kLongSequence = 64.0;
 
 // The operators a model's input layer runs, and which of their inputs holds the data (the others are
@@ -27,13 +26,6 @@ constexpr std::array<LayerOp, 6> kLayerOps{{{"aten::linear", 0, 2},
                                             {"aten::conv3d", 0, 5},
                                             {"aten::embedding", 1, 2},
                                             {"aten::_convolution", 0, 3}}};
-
-std::int64_t step_of_name(std::string_view name) {
-  name.remove_prefix(kStepPrefix.size());
-  std::int64_t step = -1;
-  const auto [ptr, ec] = std::from_chars(name.data(), name.data() + name.size(), step);
-  return ec == std::errc() ? step : -1;
-}
 
 }  // namespace
 
@@ -62,45 +54,41 @@ std::optional<double> input_layer_batch(const Event& e) {
 void TraceBatchScanner::add(const EventBatch& batch) {
   for (const Event& e : batch.events) {
     if (e.phase != 'X' || e.start_ns == kNoTimestamp) continue;
-    if (e.name.starts_with(kStepPrefix)) {
-      steps_.push_back({e.start_ns, e.start_ns + e.duration_ns, step_of_name(e.name)});
-    } else if (const auto n = input_layer_batch(e)) {
-      calls_.push_back({e.start_ns, *n, e.name, batch.source_path});
+    const auto n = input_layer_batch(e);
+    if (!n) continue;
+    LayerCall call{e.start_ns, *n, e.name};
+    if (!e.key.has_step()) {
+      if (!first_outside_steps_ || call.start < first_outside_steps_->start)
+        first_outside_steps_ = std::move(call);
+      continue;
     }
+    const auto [it, inserted] = first_by_step_.try_emplace(e.key.step_id, call);
+    if (!inserted && call.start < it->second.start) it->second = std::move(call);
   }
 }
 
 std::optional<TraceBatch> TraceBatchScanner::result() const {
-  if (calls_.empty()) return std::nullopt;
-  std::vector<const LayerCall*> firsts;
-  std::vector<std::int64_t> step_ids;
-  if (steps_.empty()) {
-    // No step annotations: the trace's first input-layer call.
-    firsts.push_back(&*std::min_element(calls_.begin(), calls_.end(),
-                                        [](const auto& a, const auto& b) { return a.start < b.start; }));
-    step_ids.push_back(-1);
-  } else {
-    for (const Span& s : steps_) {
-      const LayerCall* first = nullptr;
-      for (const LayerCall& c : calls_)
-        if (c.start >= s.start && c.start < s.end && (first == nullptr || c.start < first->start)) first = &c;
-      if (first != nullptr) {
-        firsts.push_back(first);
-        step_ids.push_back(s.step);
-      }
-    }
-  }
-  if (firsts.empty()) return std::nullopt;
-  std::vector<double> sizes;
-  for (const LayerCall* c : firsts) sizes.push_back(c->leading_dim);
-  const auto earliest = std::min_element(firsts.begin(), firsts.end(),
-                                         [](const auto* a, const auto* b) { return a->start < b->start; });
-  const std::size_t at = static_cast<std::size_t>(earliest - firsts.begin());
   TraceBatch out;
-  out.samples = median(sizes);
-  out.steps = sizes.size();
-  out.first_layer = {"operator",         (*earliest)->name, (*earliest)->start,
-                     (*earliest)->start, step_ids[at],      step_ids[at]};
+  if (first_by_step_.empty()) {
+    // No step annotations: the trace's first input-layer call.
+    if (!first_outside_steps_) return std::nullopt;
+    out.samples = first_outside_steps_->leading_dim;
+    out.steps = 1;
+    out.first_layer = {
+        "operator", first_outside_steps_->name, first_outside_steps_->start, first_outside_steps_->start, -1,
+        -1};
+    return out;
+  }
+  std::vector<double> sizes;
+  auto earliest = first_by_step_.begin();
+  for (auto it = first_by_step_.begin(); it != first_by_step_.end(); ++it) {
+    sizes.push_back(it->second.leading_dim);
+    if (it->second.start < earliest->second.start) earliest = it;
+  }
+  const auto& [step, call] = *earliest;
+  out.samples = median(std::move(sizes));
+  out.steps = first_by_step_.size();
+  out.first_layer = {"operator", call.name, call.start, call.start, step, step};
   return out;
 }
 

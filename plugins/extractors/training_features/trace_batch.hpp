@@ -3,9 +3,9 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
-#include <vector>
 
 #include "cann_debug/messages.hpp"
 
@@ -17,8 +17,8 @@ struct TraceBatch {
   EvidenceRef first_layer;  // the first step's first-layer operator
 };
 
-/// Collects, batch by batch, the profiler-step spans and the input-layer operators of a trace; keeps only
-/// those (a few numbers per operator), never the whole trace.
+/// Keeps, batch by batch, the earliest input-layer call of each profiler step (the step the chrome_trace
+/// reader placed the event in, `key.step_id`) and the earliest one outside any step; never the whole trace.
 class TraceBatchScanner {
  public:
   void add(const EventBatch& batch);
@@ -26,18 +26,13 @@ class TraceBatchScanner {
   std::optional<TraceBatch> result() const;
 
  private:
-  struct Span {
-    TimestampNs start = 0, end = 0;
-    std::int64_t step = -1;
-  };
   struct LayerCall {
     TimestampNs start = 0;
     double leading_dim = 0.0;
     std::string name;
-    std::string source;
   };
-  std::vector<Span> steps_;
-  std::vector<LayerCall> calls_;
+  std::map<std::int64_t, LayerCall> first_by_step_;
+  std::optional<LayerCall> first_outside_steps_;
 };
 
 /// The leading dimension of the data input of an input-layer operator (aten::linear, aten::conv1d/2d/3d,

@@ -101,7 +101,8 @@ class TrainingFeatures final : public Component {
       steps_per_epoch = config_.steps_per_epoch;
     }
     // The batch size: the config's, else the global batch a large-model log prints, else the leading
-    // dimension of the first layer's input in the profiler trace (docs/features-training.md, "Batch size").
+    // dimension of the first layer's input in the profiler trace (docs/features-training.md, "Data
+    // features").
     const std::optional<TraceBatch> traced = trace_batch_.result();
     if (traced) features.add("data.trace_batch_size", traced->samples, "samples", {traced->first_layer});
     std::optional<std::int64_t> batch_size = config_.batch_size;

@@ -18,11 +18,14 @@ using training_detail::TraceBatchScanner;
 
 constexpr std::size_t kEventsPort = 2;
 
-Event op(std::string name, TimestampNs start_us, json dims = nullptr, TimestampNs dur_us = 10) {
+// An operator event as the chrome_trace reader delivers it: `step` is the ProfilerStep it falls in (-1:
+// none).
+Event op(std::string name, TimestampNs start_us, json dims = nullptr, std::int64_t step = -1) {
   Event e;
   e.name = std::move(name);
   e.start_ns = start_us * 1000;
-  e.duration_ns = dur_us * 1000;
+  e.duration_ns = 10000;
+  e.key.step_id = step;
   if (!dims.is_null()) e.args = {{"Input Dims", std::move(dims)}};
   return e;
 }
@@ -56,14 +59,14 @@ TEST(TraceBatch, TheDataInputOfAnInputLayerGivesTheBatch) {
 
 TEST(TraceBatch, EachStepsFirstLayerCountsNotTheLayersAfterIt) {
   TraceBatchScanner scan;
-  // Two profiled steps arriving in two batches, the step spans after their operators. In each step the
-  // first layer sees 4 samples; a later linear sees 64 rows (a reshape inside the model) and must not count.
-  scan.add(batch_of({op("aten::linear", 110, json{{4, 8}, {16, 8}, {16}}),
-                     op("aten::linear", 150, json{{64, 16}, {10, 16}, {10}}),
-                     op("ProfilerStep#6", 100, nullptr, 100)}));
-  scan.add(
-      batch_of({op("ProfilerStep#7", 300, nullptr, 100), op("aten::linear", 350, json{{64, 16}, {10, 16}}),
-                op("aten::linear", 320, json{{4, 8}, {16, 8}, {16}})}));
+  // Two profiled steps arriving in two batches, the second one's later layer first. In each step the first
+  // layer sees 4 samples; a later linear sees 64 rows (a reshape inside the model) and must not count, nor
+  // a call before the profiled steps.
+  scan.add(batch_of({op("aten::linear", 10, json{{99, 8}, {16, 8}, {16}}),
+                     op("aten::linear", 110, json{{4, 8}, {16, 8}, {16}}, 6),
+                     op("aten::linear", 150, json{{64, 16}, {10, 16}, {10}}, 6)}));
+  scan.add(batch_of({op("aten::linear", 350, json{{64, 16}, {10, 16}}, 7),
+                     op("aten::linear", 320, json{{4, 8}, {16, 8}, {16}}, 7)}));
   const auto got = scan.result();
   ASSERT_TRUE(got);
   EXPECT_EQ(got->samples, 4.0);
@@ -87,9 +90,8 @@ TEST(TraceBatch, TheTraceNamesTheBatchOnlyWhenNeitherConfigNorLogDoes) {
   std::vector<json> rows;
   for (int i = 0; i < 30; ++i)
     rows.push_back({{"step", i}, {"time", 1000.0 + i}, {"loss", 2.0 / (1.0 + 0.1 * i)}});
-  const Envelope trace = Envelope::make(
-      CorrelationKey{},
-      batch_of({op("ProfilerStep#4", 0, nullptr, 100), op("aten::linear", 10, json{{2, 8}, {16, 8}, {16}})}));
+  const Envelope trace =
+      Envelope::make(CorrelationKey{}, batch_of({op("aten::linear", 10, json{{2, 8}, {16, 8}, {16}}, 4)}));
   FeatureSet set = run_extractor({{kRecordsPort, records_of(rows)}, {kEventsPort, trace}});
   EXPECT_EQ(value_of(set, "data.trace_batch_size"), 2.0);
   EXPECT_EQ(value_of(set, "data.batch_size"), 2.0);
