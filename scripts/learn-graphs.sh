@@ -23,4 +23,7 @@ echo "learn-graphs: $n labelled cases from $*"
 for scenario in training inference distributed; do
   "$bin" kb learn --cases "$stage" --scenario "$scenario" --graph "pipelines/graphs/priors/$scenario.json" \
     -o "pipelines/graphs/$scenario.json" | sed -n '1,2p;/top-1/p'
+  # The note names the temporary staging folder: name the folders it links instead, so relearning from the
+  # same cases leaves the file unchanged.
+  sed -i "s|--cases $stage |--cases <case folders under: $*> |" "pipelines/graphs/$scenario.json"
 done

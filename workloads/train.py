@@ -6,19 +6,21 @@
 
 The program: a classifier (mlp, cnn, resnet or a small transformer; faultlib/models.py) learns a dataset that
 sklearn ships or a synthetic one (faultlib/datasets.py) with cross-entropy, an optimizer (sgd, sgd with
-momentum, adam, adamw, rmsprop), a learning-rate schedule (constant, step, cosine, warmup), optional
-gradient clipping (clip_grad_norm_) and a data order (faultlib/data_order.py). Every step logs what the case
-corpus holds (step, time, epoch, loss, grad_norm before clipping, lr, clip_threshold, layer_grad_norms);
-torch.profiler records a few steps, with input shapes, into trace.json; /proc is sampled into host_metrics.jsonl.
+momentum or Nesterov momentum, adam, adamw, rmsprop, nadam, radam, adagrad), a learning-rate schedule
+(constant, step, cosine, warmup, linear, exponential), optional gradient clipping (clip_grad_norm_) and a
+data order (faultlib/data_order.py). Every step logs what the case corpus holds (step, time, epoch, loss,
+grad_norm before clipping, lr, clip_threshold, layer_grad_norms); torch.profiler records a few steps, with input
+shapes, into trace.json; /proc is sampled into host_metrics.jsonl.
 
 Faults (faultlib/training_faults.py): lr_too_high, grad_clip_too_low, gradient_explosion, vanishing_gradient,
 unshuffled_data, batch_too_small. `--set KEY=VALUE` is applied after the fault: it wins over it.
 
 Configuration keys (config.json; --set takes dotted keys): dataset.name, model.type/width/depth/act/norm/
-init_gain, optimizer.name/momentum/weight_decay, lr (a number, {"times_default": k} or {"times_divergence": k}: k times the
-rate at which a short LR range test of this model, optimizer and data diverges), lr_schedule.kind
-(constant|step|cosine|warmup) with step_size/gamma/warmup_steps, batch_size, steps, data_order, shuffle_buffer,
-clip_threshold (null, a number or {"times_initial_grad_norm": f}), num_threads.
+init_gain, optimizer.name/momentum/nesterov/weight_decay, lr (a number, {"times_default": k} or
+{"times_divergence": k}: k times the rate at which a short LR range test of this model, optimizer and data
+diverges), lr_schedule.kind (constant|step|cosine|warmup|linear|exponential) with step_size/gamma/warmup_steps,
+batch_size, steps, data_order, shuffle_buffer, clip_threshold (null, a number or {"times_initial_grad_norm": f}),
+num_threads.
 """
 import math
 import os
@@ -34,9 +36,10 @@ from faultlib.hostmetrics import HostSampler  # noqa: E402
 
 # A learning rate that trains the workloads' models well with each optimizer (the "default" a fault
 # multiplies). SGD without momentum tolerates about ten times the rate of SGD with momentum 0.9.
-DEFAULT_LR = {"sgd": 0.1, "sgd_momentum": 0.02, "adam": 1e-3, "adamw": 1e-3, "rmsprop": 5e-4}
-OPTIMIZERS = ("sgd", "adam", "adamw", "rmsprop")
-SCHEDULES = ("constant", "step", "cosine", "warmup")
+DEFAULT_LR = {"sgd": 0.1, "sgd_momentum": 0.02, "adam": 1e-3, "adamw": 1e-3, "rmsprop": 5e-4, "nadam": 2e-3,
+              "radam": 1e-3, "adagrad": 1e-2}
+OPTIMIZERS = ("sgd", "adam", "adamw", "rmsprop", "nadam", "radam", "adagrad")
+SCHEDULES = ("constant", "step", "cosine", "warmup", "linear", "exponential")
 PROFILE = {"wait": 4, "warmup": 1, "active": 3}
 
 
@@ -110,11 +113,19 @@ def divergence_lr(config, model, loss_fn, x, y, batch, seed, steps=60, lr_min=1e
 def make_optimizer(opt, params, lr):
     name, wd = opt.get("name", "sgd"), float(opt.get("weight_decay") or 0.0)
     if name == "sgd":
-        return torch.optim.SGD(params, lr=lr, momentum=float(opt.get("momentum") or 0.0), weight_decay=wd)
+        momentum = float(opt.get("momentum") or 0.0)
+        return torch.optim.SGD(params, lr=lr, momentum=momentum, weight_decay=wd,
+                               nesterov=bool(opt.get("nesterov")) and momentum > 0.0)
     if name == "adam":
         return torch.optim.Adam(params, lr=lr, weight_decay=wd)
     if name == "adamw":
         return torch.optim.AdamW(params, lr=lr, weight_decay=wd if wd else 0.01)
+    if name == "nadam":
+        return torch.optim.NAdam(params, lr=lr, weight_decay=wd)
+    if name == "radam":
+        return torch.optim.RAdam(params, lr=lr, weight_decay=wd)
+    if name == "adagrad":
+        return torch.optim.Adagrad(params, lr=lr, weight_decay=wd)
     return torch.optim.RMSprop(params, lr=lr, weight_decay=wd)
 
 
@@ -132,6 +143,14 @@ def lr_factor(schedule, step, steps):
         if step < warm:
             return (step + 1) / warm
         return 0.5 * (1.0 + math.cos(math.pi * (step - warm) / max(1, steps - warm)))
+    if kind == "linear":
+        # Linear decay to zero (Hugging Face's default scheduler), after an optional linear warm-up.
+        warm = int(schedule.get("warmup_steps", 0))
+        if step < warm:
+            return (step + 1) / warm
+        return max(0.0, (steps - step) / max(1, steps - warm))
+    if kind == "exponential":
+        return float(schedule.get("gamma", 0.995)) ** step
     raise SystemExit(f"error: lr_schedule.kind {kind!r}: expected one of {', '.join(SCHEDULES)}")
 
 
@@ -238,7 +257,7 @@ def run(config, folder):
     prof = torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CPU], record_shapes=True,
                                   schedule=torch.profiler.schedule(**PROFILE, repeat=1),
                                   on_trace_ready=lambda p: trace_export.export_chrome_trace(p, trace_path))
-    losses = []
+    losses, clipped = [], 0
     with HostSampler(os.path.join(folder, "host_metrics.jsonl")), \
             casefolder.JsonLines(os.path.join(folder, "metrics.jsonl")) as log, prof:
         source = batches(order, batch, buffer, gen)
@@ -259,21 +278,23 @@ def run(config, folder):
                 g = total_norm(layers)
                 if clip is not None:
                     torch.nn.utils.clip_grad_norm_(model.parameters(), clip)
+                    clipped += g > clip
                 opt.step()
             losses.append(loss.item())
             log.write({"step": step, "time": round(time.time(), 6), "epoch": epoch, "loss": loss.item(),
                        "grad_norm": g, "lr": lr, "clip_threshold": config["clip_threshold"],
                        "layer_grad_norms": layers})
             prof.step()
-    return losses
+    return losses, clipped
 
 
-def measured(losses):
+def measured(losses, clipped):
     finite = [v for v in losses if math.isfinite(v)]
     edge = max(1, len(losses) // 10)
     head = sorted(v for v in losses[:edge] if math.isfinite(v))
     tail = sorted(v for v in losses[-edge:] if math.isfinite(v))
-    out = {"steps": len(losses), "nonfinite_loss_steps": len(losses) - len(finite)}
+    out = {"steps": len(losses), "nonfinite_loss_steps": len(losses) - len(finite),
+           "clipped_steps_fraction": round(clipped / max(1, len(losses)), 3)}
     if head and tail:
         out.update({"loss_init": round(head[len(head) // 2], 4), "loss_last": round(tail[len(tail) // 2], 4),
                     "loss_last_over_init": round(tail[len(tail) // 2] / max(head[len(head) // 2], 1e-12), 3)})
@@ -300,11 +321,12 @@ def main(argv=None):
         "threads": config["num_threads"],
         "magnitude": args.magnitude if args.fault != "none" else "none",
     }
-    losses = run(config, args.output)
+    losses, clipped = run(config, args.output)
     root = "healthy" if args.fault == "none" else args.fault
-    m = measured(losses)
+    m = measured(losses, clipped)
     notes = (f"Measured: loss {m.get('loss_init')} -> {m.get('loss_last')} (ratio {m.get('loss_last_over_init')}), "
-             f"{m['nonfinite_loss_steps']} non-finite steps of {m['steps']}.")
+             f"{m['nonfinite_loss_steps']} non-finite steps of {m['steps']}, "
+             f"{round(100 * m['clipped_steps_fraction'])}% of the steps clipped.")
     casefolder.write_json(os.path.join(args.output, "config.json"), config)
     casefolder.write_expected(args.output, "training", root, fault_params, variant, notes, m)
 

@@ -132,6 +132,32 @@ class InjectorTest(unittest.TestCase):
         self.assertTrue(all(abs(r["lr"] - config["lr"]) < 1e-12 for r in rows))
         self.assertGreater(config["lr"], 10 * train.DEFAULT_LR["adam"])
 
+    def test_every_optimizer_is_built_as_named_with_the_rate_asked(self):
+        params = [torch.nn.Parameter(torch.zeros(3))]
+        kinds = {"sgd": torch.optim.SGD, "adam": torch.optim.Adam, "adamw": torch.optim.AdamW,
+                 "rmsprop": torch.optim.RMSprop, "nadam": torch.optim.NAdam, "radam": torch.optim.RAdam,
+                 "adagrad": torch.optim.Adagrad}
+        self.assertEqual(set(kinds), set(train.OPTIMIZERS))
+        for name, kind in kinds.items():
+            opt = train.make_optimizer({"name": name}, params, 0.0123)
+            self.assertIs(type(opt), kind, name)
+            self.assertEqual(opt.param_groups[0]["lr"], 0.0123, name)
+            self.assertIn(train.optimizer_key({"name": name}), train.DEFAULT_LR)
+        nesterov = train.make_optimizer({"name": "sgd", "momentum": 0.9, "nesterov": True}, params, 0.1)
+        self.assertTrue(nesterov.param_groups[0]["nesterov"])
+
+    def test_schedules_follow_their_shape(self):
+        steps = 100
+        linear = [train.lr_factor({"kind": "linear", "warmup_steps": 10}, s, steps) for s in range(steps)]
+        self.assertAlmostEqual(linear[0], 0.1)
+        self.assertAlmostEqual(linear[9], 1.0)
+        self.assertTrue(all(a >= b for a, b in zip(linear[9:], linear[10:])))
+        self.assertLess(linear[-1], 0.02)
+        exponential = [train.lr_factor({"kind": "exponential", "gamma": 0.99}, s, steps) for s in range(steps)]
+        self.assertAlmostEqual(exponential[50], 0.99 ** 50)
+        with self.assertRaises(SystemExit):
+            train.lr_factor({"kind": "polynomial"}, 0, steps)
+
     def test_set_wins_over_the_fault(self):
         config, _ = faulted("lr_too_high", "strong", ["lr=0.01"])
         self.assertEqual(train.resolve_lr(config), 0.01)
@@ -189,6 +215,7 @@ class TrainRunTest(unittest.TestCase):
         self.assertTrue(all(r["grad_norm"] > 10 * clip for r in rows))
         self.assertTrue(all(r["clip_threshold"] == clip for r in rows))
         self.assertEqual(expected["root_cause"], "grad_clip_too_low")
+        self.assertEqual(expected["measured"]["clipped_steps_fraction"], 1.0)
 
     def test_healthy_run_writes_the_case_layout(self):
         rows, config, expected, out = self.run_case("--fault", "none", "--set", "batch_size=16")
@@ -198,6 +225,7 @@ class TrainRunTest(unittest.TestCase):
         self.assertTrue(config["shuffle"])
         self.assertEqual(config["steps_per_epoch"], 1797 // 16)
         self.assertEqual(expected["root_cause"], "healthy")
+        self.assertEqual(expected["measured"]["clipped_steps_fraction"], 0.0)
         self.assertTrue(expected["healthy"])
         self.assertEqual(expected["variant"]["batch_size"], 16)
         with open(os.path.join(out, "trace.json")) as f:

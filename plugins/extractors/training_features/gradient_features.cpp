@@ -16,6 +16,11 @@ constexpr double kSpikeFactor = 10.0;
 // Rows at the start of the run used for the first/last layer ratio: at least this many, or a tenth of the
 // run.
 constexpr std::size_t kMinEarlyRows = 5;
+// A layer is dead when its gradient is exactly zero on at least this share of the late steps that log it
+// (at least kMinLateRows of them).
+constexpr double kDeadStepShare = 0.9;
+constexpr std::size_t kMinLateRows = 5;
+constexpr std::size_t kMaxDeadLayerRefs = 4;
 
 void add_distribution(const std::vector<LogRow>& rows, FeatureList& out) {
   const std::size_t n = rows.size();
@@ -126,6 +131,33 @@ std::vector<std::string> ordered_layers(const std::vector<LogRow>& rows) {
   return weights.empty() ? all : weights;
 }
 
+// Weight tensors whose gradient is exactly zero on nearly every logged step of the second half of the run:
+// units that no input activates any more (ReLUs knocked below zero by an oversized update stay there), so the
+// layer no longer learns. A layer that only learns slowly (a saturated sigmoid) keeps a tiny, non-zero norm.
+void add_dead_layers(const std::vector<LogRow>& rows, const std::vector<std::string>& layers,
+                     FeatureList& out) {
+  const std::size_t from = rows.size() / 2;
+  std::size_t measured = 0;
+  std::vector<std::string> dead;
+  for (const auto& name : layers) {
+    std::size_t finite = 0, zero = 0;
+    for (std::size_t i = from; i < rows.size(); ++i) {
+      const auto it = rows[i].layer_grad_norms.find(name);
+      if (it == rows[i].layer_grad_norms.end() || !std::isfinite(it->second)) continue;
+      ++finite;
+      if (it->second == 0.0) ++zero;
+    }
+    if (finite < kMinLateRows) continue;
+    ++measured;
+    if (static_cast<double>(zero) >= kDeadStepShare * static_cast<double>(finite)) dead.push_back(name);
+  }
+  if (measured == 0) return;
+  std::vector<EvidenceRef> refs{rows_ref(rows, from, rows.size() - 1, "window", "grad.layer_norm.late")};
+  for (std::size_t k = 0; k < dead.size() && k < kMaxDeadLayerRefs; ++k) refs.push_back({"layer", dead[k]});
+  out.add("grad.dead_layer_fraction", static_cast<double>(dead.size()) / static_cast<double>(measured),
+          "ratio", std::move(refs));
+}
+
 void add_layers(const std::vector<LogRow>& rows, FeatureList& out) {
   const std::vector<std::string> layers = ordered_layers(rows);
   if (layers.empty()) return;
@@ -140,6 +172,7 @@ void add_layers(const std::vector<LogRow>& rows, FeatureList& out) {
               {rows_ref(rows, 0, rows.size() - 1, "steps", "grad.layer_norm"), {"layer", name}},
               {{"layer", name}});
   }
+  add_dead_layers(rows, layers, out);
   if (layers.size() < 2) return;
   const std::string& first = layers.front();
   const std::string& last = layers.back();

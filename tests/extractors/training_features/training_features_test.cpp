@@ -217,6 +217,43 @@ TEST(TrainingFeatures, FirstLastLayerRatioUsesWeightsInNetworkOrder) {
   EXPECT_FALSE(find(set, "grad.layer_norm_median", {{"layer", "0.bias"}}));
 }
 
+TEST(TrainingFeatures, DeadLayersAreThoseWithZeroGradientOnTheLateSteps) {
+  // 20 steps: in the second half (steps 10-19) layer 0 gets exactly zero on 9 of 10 steps (dead), layer 2 on
+  // 8 of 10 (alive: below the 90% share), layer 4 keeps a tiny but non-zero gradient (a saturated unit,
+  // alive); the biases do not count when weights are logged, and the first half (all alive) does not either.
+  std::vector<json> rows;
+  for (int i = 0; i < 20; ++i) {
+    json r = step_row(i, 2.3);
+    r["grad_norm"] = 1.0;
+    const bool late = i >= 10;
+    r["layer_grad_norms"] = {{"0.weight", late && i != 15 ? 0.0 : 0.5},
+                             {"0.bias", 0.0},
+                             {"2.weight", late && i < 18 ? 0.0 : 0.5},
+                             {"4.weight", late ? 1e-12 : 0.5}};
+    rows.push_back(std::move(r));
+  }
+  const FeatureSet set = run_extractor({{kRecordsPort, records_of(rows)}});
+  EXPECT_NEAR(value_of(set, "grad.dead_layer_fraction"), 1.0 / 3.0, 1e-12);
+  const auto ev = evidence_of(set, "grad.dead_layer_fraction");
+  ASSERT_EQ(ev.size(), 2u);
+  EXPECT_EQ(ev[0].first_step, 10);
+  EXPECT_EQ(ev[0].last_step, 19);
+  EXPECT_EQ(ev[1].kind, "layer");
+  EXPECT_EQ(ev[1].id, "0.weight");
+
+  // Every layer dead: non-finite late values are skipped rather than counted as alive (2.weight is zero on 8
+  // of its 8 finite late steps, 8 of 10 if the two "nan" steps counted).
+  for (std::size_t i = 10; i < rows.size(); ++i)
+    rows[i]["layer_grad_norms"] = {
+        {"0.weight", 0.0}, {"2.weight", i == 12 || i == 13 ? json("nan") : json(0.0)}, {"4.weight", 0.0}};
+  EXPECT_DOUBLE_EQ(value_of(run_extractor({{kRecordsPort, records_of(rows)}}), "grad.dead_layer_fraction"),
+                   1.0);
+
+  // Too few late rows to say: no feature.
+  rows.resize(8);
+  EXPECT_FALSE(find(run_extractor({{kRecordsPort, records_of(rows)}}), "grad.dead_layer_fraction"));
+}
+
 TEST(TrainingFeatures, LayerNamesSortNumericPartsAsNumbers) {
   using training_detail::layer_name_less;
   EXPECT_TRUE(layer_name_less("2.weight", "10.weight"));
