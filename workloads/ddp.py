@@ -23,7 +23,8 @@ Faults (faultlib/distributed_faults.py; each changes the program the ranks run, 
                      time measured on its first steps: a blocking read (sleep) or CPU decoding (busy numpy)
   small_bucket_size  DDP with bucket_cap_mb 0.25-0.5 / 0.05-0.1 / 0.002-0.01 MB instead of 25: many small
                      allreduces per step (only matters for models above the 1 MB DDP always puts in its
-                     first bucket)
+                     first bucket; a cap that gives the model no more buckets than 25 MB does is refused,
+                     and expected.json records both bucket counts)
   no_comm_overlap    gradients allreduced after backward (no DDP, or DDP under no_sync()): one flattened
                      buffer / one per layer / one per tensor
   load_imbalance     uneven batch split: one rank 1.5 / 2.5 / 4 x the others' batch (or 1/x, or a ramp)
@@ -83,6 +84,7 @@ USER_RANGES = ("data_loading", "forward", "backward", "optimizer_step")
 DEFAULT_HIDDEN = [192] * 16
 DEFAULT_CHANNELS = [16, 32, 32]
 DEFAULT_MOE = {"width": 64, "hidden": 256, "tokens": 8, "experts_per_rank": 2}
+DEFAULT_BUCKET_CAP_MB = 25  # DistributedDataParallel's default bucket_cap_mb
 
 
 # ----------------------------------------------------------------------------------------------------------
@@ -97,7 +99,7 @@ def default_config(seed):
         "backend": "gloo",
         "launcher": "one process per rank on localhost (127.0.0.1)",
         "wrapper": "DistributedDataParallel",
-        "bucket_cap_mb": 25,
+        "bucket_cap_mb": DEFAULT_BUCKET_CAP_MB,
         "batch_size_per_rank": 32,
         "optimizer": {"name": "sgd", "lr": 0.05, "momentum": 0.9},
         "lr": 0.05,
@@ -273,6 +275,16 @@ def model_stats(model):
     params = list(model.parameters())
     return {"num_parameters": sum(p.numel() for p in params), "num_param_tensors": len(params),
             "param_bytes": sum(p.numel() * p.element_size() for p in params)}
+
+
+def ddp_buckets(model, bucket_cap_mb):
+    """How many gradient buckets DDP builds for the model at this cap: its own assignment, over the order in
+    which backward produces the gradients (the buckets are rebuilt in that order after the first step; the
+    first bucket holds up to 1 MB whatever the cap, the others up to the cap)."""
+    params = [p for p in model.parameters() if p.requires_grad][::-1]
+    buckets = dist._compute_bucket_assignment_by_size(
+        params, [dist._DEFAULT_FIRST_BUCKET_BYTES, int(float(bucket_cap_mb) * 1024 * 1024)], [False] * len(params))
+    return len(buckets[0] if isinstance(buckets, tuple) else buckets)
 
 
 class ShardLoader:
@@ -488,7 +500,16 @@ def rank_main(rank, config, port, output, workdir, watchdog_s):
         "ref_step_ms": None if not delays.base_s else statistics.median(delays.base_s) * 1e3,
         "straggler_extra_ms": statistics.median(delays.extra_ms_applied) if delays.extra_ms_applied else None})
     dist.barrier()
-    dist.destroy_process_group()
+    # Leave without running the destructors once every rank has returned from the barrier (told through the
+    # launcher's store, so no gloo operation is left in flight on any rank when the sockets close). Tearing
+    # down DDP's reducer can deadlock in PyTorch 1.13: ~Reducer drops the last reference to the gloo group,
+    # whose destructor joins a gloo worker thread while holding the GIL, and that thread waits for the GIL to
+    # free a tensor it still holds (seen once in 30 runs: a rank that never exits).
+    store.set(f"exited_barrier/{rank}", "1")
+    store.wait([f"exited_barrier/{r}" for r in range(world)])
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(0)
 
 
 # ----------------------------------------------------------------------------------------------------------
@@ -770,9 +791,17 @@ def main(argv=None):
     args = ap.parse_args(argv)
     config, fault_params = build_config(args)
     x, y, data_info = load_data(config)
-    stats = model_stats(build_model(config, list(x.shape[1:]), data_info["num_classes"], 0,
-                                    config["world_size"]))
-    del x, y
+    model = build_model(config, list(x.shape[1:]), data_info["num_classes"], 0, config["world_size"])
+    stats = model_stats(model)
+    if args.fault == "small_bucket_size" and config["wrapper"] == "DistributedDataParallel":
+        # A cap that gives the model no more buckets than the default is no fault at all: refuse it.
+        buckets, default = ddp_buckets(model, config["bucket_cap_mb"]), ddp_buckets(model, DEFAULT_BUCKET_CAP_MB)
+        if buckets <= default:
+            raise SystemExit(f"error: small_bucket_size: bucket_cap_mb {config['bucket_cap_mb']} gives this model "
+                             f"({stats['param_bytes']} parameter bytes) {buckets} bucket(s), as many as the default "
+                             f"{DEFAULT_BUCKET_CAP_MB} MB: take a larger model or a smaller cap")
+        fault_params.update({"ddp_buckets": buckets, "ddp_buckets_at_default_cap": default})
+    del x, y, model
 
     output = os.path.abspath(args.output)
     os.makedirs(output, exist_ok=True)

@@ -173,6 +173,18 @@ class Runs(unittest.TestCase):
             self.assertGreaterEqual(median(steps, "allreduce_calls"), 4 * median(healthy, "allreduce_calls"))
             self.assertEqual(sum(s["allreduce_in_backward"] for s in steps.values()),
                              sum(s["allreduce_calls"] for s in steps.values()))  # still overlapped
+        params = expected["fault_params"]
+        self.assertGreater(params["ddp_buckets"], params["ddp_buckets_at_default_cap"])
+        self.assertEqual(median(traces[0], "allreduce_calls"), params["ddp_buckets"])
+
+    def test_small_bucket_size_without_effect_is_refused(self):
+        # 1.56 MB of parameters: DDP's 1 MB first bucket plus 0.56 MB make 2 buckets at 0.5 MB as at 25 MB.
+        out = tempfile.mkdtemp(prefix="cann-debug-ddp-")
+        self.addCleanup(shutil.rmtree, out, True)
+        with self.assertRaises(SystemExit) as refused:
+            ddp.main(["--fault", "small_bucket_size", "--magnitude", "weak", "--set", "bucket_cap_mb=0.5",
+                      "--set", "model.hidden=" + json.dumps([128] * 24), "--output", out])
+        self.assertIn("as many as the default", str(refused.exception))
 
     def test_no_comm_overlap_allreduces_only_after_backward(self):
         # DDP kept but its reducer switched off by no_sync(): the reducer must not allreduce in backward.
