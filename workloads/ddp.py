@@ -23,8 +23,8 @@ Faults (faultlib/distributed_faults.py; each changes the program the ranks run, 
                      time measured on its first steps: a blocking read (sleep) or CPU decoding (busy numpy)
   small_bucket_size  DDP with bucket_cap_mb 0.25-0.5 / 0.05-0.1 / 0.002-0.01 MB instead of 25: many small
                      allreduces per step (only matters for models above the 1 MB DDP always puts in its
-                     first bucket; a cap that gives the model no more buckets than 25 MB does is refused,
-                     and expected.json records both bucket counts)
+                     first bucket; a fault's cap that gives the model no more buckets than 25 MB does is
+                     refused, and expected.json records both bucket counts)
   no_comm_overlap    gradients allreduced after backward (no DDP, or DDP under no_sync()): one flattened
                      buffer / one per layer / one per tensor
   load_imbalance     uneven batch split: one rank 1.5 / 2.5 / 4 x the others' batch (or 1/x, or a ramp)
@@ -793,8 +793,10 @@ def main(argv=None):
     x, y, data_info = load_data(config)
     model = build_model(config, list(x.shape[1:]), data_info["num_classes"], 0, config["world_size"])
     stats = model_stats(model)
-    if args.fault == "small_bucket_size" and config["wrapper"] == "DistributedDataParallel":
-        # A cap that gives the model no more buckets than the default is no fault at all: refuse it.
+    cap_set = any(key == "bucket_cap_mb" for key, _ in options.parse_sets(args.set))
+    if args.fault == "small_bucket_size" and config["wrapper"] == "DistributedDataParallel" and not cap_set:
+        # A cap that gives the model no more buckets than the default is no fault at all: refuse it (a cap
+        # given with --set is the user's, e.g. the fix `optimize` measures, and is run as asked).
         buckets, default = ddp_buckets(model, config["bucket_cap_mb"]), ddp_buckets(model, DEFAULT_BUCKET_CAP_MB)
         if buckets <= default:
             raise SystemExit(f"error: small_bucket_size: bucket_cap_mb {config['bucket_cap_mb']} gives this model "

@@ -178,12 +178,13 @@ class Runs(unittest.TestCase):
         self.assertEqual(median(traces[0], "allreduce_calls"), params["ddp_buckets"])
 
     def test_small_bucket_size_without_effect_is_refused(self):
-        # 1.56 MB of parameters: DDP's 1 MB first bucket plus 0.56 MB make 2 buckets at 0.5 MB as at 25 MB.
+        # 1.07 MB of parameters: DDP's 1 MB first bucket plus the rest make 2 buckets at the weak fault's
+        # 0.25-0.5 MB as at 25 MB: no fault to label.
         out = tempfile.mkdtemp(prefix="cann-debug-ddp-")
         self.addCleanup(shutil.rmtree, out, True)
         with self.assertRaises(SystemExit) as refused:
-            ddp.main(["--fault", "small_bucket_size", "--magnitude", "weak", "--set", "bucket_cap_mb=0.5",
-                      "--set", "model.hidden=" + json.dumps([128] * 24), "--output", out])
+            ddp.main(["--fault", "small_bucket_size", "--magnitude", "weak",
+                      "--set", "model.hidden=" + json.dumps([160] * 11), "--output", out])
         self.assertIn("as many as the default", str(refused.exception))
 
     def test_no_comm_overlap_allreduces_only_after_backward(self):
