@@ -137,7 +137,7 @@ TEST_F(DiagnoseCli, PerWorkerKinetoTracesAreRoutedToDistributedWhateverTheirName
 }
 
 // One trace alone says by its content what ran: an optimizer step is training, a collective one rank of a
-// distributed job, neither (a forward pass) is not told.
+// distributed job, neither (a forward pass) is a model serving: the inference pipeline's operator view.
 TEST_F(DiagnoseCli, OneKinetoTraceIsRoutedByWhatItHolds) {
   std::ifstream in(fs::path(CANN_DEBUG_SOURCE_DIR) / "tests/data/traces/kineto_small.json");
   const std::string trace((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
@@ -151,7 +151,10 @@ TEST_F(DiagnoseCli, OneKinetoTraceIsRoutedByWhatItHolds) {
     return t;
   };
   const std::map<std::string, std::string> expected = {
-      {"Optimizer.step#SGD.step", "training"}, {"ncclKernel_AllReduce_RING_LL_Sum_float", "distributed"}};
+      {"Optimizer.step#SGD.step", "training"},
+      {"ncclKernel_AllReduce_RING_LL_Sum_float", "distributed"},
+      {"gloo:all_reduce", "distributed"},
+      {"aten::linear", "inference"}};
   for (const auto& [name, scenario] : expected) {
     const fs::path dir = scratch_ / scenario;
     fs::create_directories(dir);
@@ -159,11 +162,52 @@ TEST_F(DiagnoseCli, OneKinetoTraceIsRoutedByWhatItHolds) {
     ASSERT_EQ(run({"diagnose", "--input", dir.string(), "--json"}), 0) << child_->err();
     EXPECT_EQ(json::parse(child_->out())["scenario"], scenario) << name;
   }
-  const fs::path forward = scratch_ / "forward";
-  fs::create_directories(forward);
-  std::ofstream(forward / "host.1234.pt.trace.json") << with("aten::linear");
-  EXPECT_NE(run({"diagnose", "--input", forward.string()}), 0);
+  // The trace given as one file, whatever its name, is read by the inference pipeline too.
+  const fs::path forward = scratch_ / "forward.json";
+  std::ofstream(forward) << with("aten::linear");
+  ASSERT_EQ(run({"diagnose", "--input", forward.string(), "--json"}), 0) << child_->err();
+  const json doc = json::parse(child_->out());
+  EXPECT_EQ(doc["scenario"], "inference");
+  EXPECT_EQ(doc["scenario_from"], "a profiler trace without training steps: forward.json");
+  // A JSON file that is no trace is still not told.
+  const fs::path other = scratch_ / "other";
+  fs::create_directories(other);
+  std::ofstream(other / "golden.json") << R"({"lm loss": 2.0})";
+  EXPECT_NE(run({"diagnose", "--input", other.string()}), 0);
   EXPECT_THAT(child_->err(), ::testing::HasSubstr("cannot tell the scenario"));
+}
+
+// Real traces of other tools and devices: a toy training run on an AMD MI250 whose trace shows a batch of 5
+// (and nothing else: no loss, no gradient) is not called batch_too_small on that configured value alone; a
+// BERT inference trace of an H100 goes to the inference pipeline; one CPU rank's trace of a 300-rank gloo
+// job is one rank of a distributed run.
+TEST_F(DiagnoseCli, RealTracesOfOtherDevicesAreRoutedAndNotJudgedOnAConfiguredValueAlone) {
+  const fs::path hta = kShared / "real" / "kineto" / "hta_tests";
+  if (!fs::is_directory(hta / "amd_mi250")) GTEST_SKIP() << "no " << hta;
+  ASSERT_EQ(run({"diagnose", "--input", (hta / "amd_mi250").string(), "--json"}), 0) << child_->err();
+  json doc = json::parse(child_->out());
+  EXPECT_EQ(doc["scenario"], "training");
+  EXPECT_EQ(doc["details"]["data"]["data.trace_batch_size"]["value"], 5.0);
+  EXPECT_EQ(doc["root_causes"][0]["id"], "healthy");
+  for (const auto& c : doc["root_causes"]) {
+    if (c["id"] == "batch_too_small") {
+      EXPECT_LT(c["confidence"].get<double>(), 0.2);
+    }
+  }
+
+  const fs::path bert = kShared / "real" / "kineto" / "tracelens" / "h100_inference";
+  if (fs::is_directory(bert)) {
+    ASSERT_EQ(run({"diagnose", "--input", bert.string()}), 0) << child_->err();
+    EXPECT_THAT(child_->out(),
+                ::testing::HasSubstr("Scenario:   inference (a profiler trace without training"));
+    EXPECT_THAT(child_->out(), ::testing::HasSubstr("Top operators"));
+    EXPECT_THAT(child_->out(), ::testing::HasSubstr("aten::addmm"));
+  }
+  ASSERT_EQ(run({"diagnose", "--input", (hta / "cpu_only").string(), "--json"}), 0) << child_->err();
+  doc = json::parse(child_->out());
+  EXPECT_EQ(doc["scenario"], "distributed");
+  EXPECT_THAT(doc["scenario_from"].get<std::string>(),
+              ::testing::HasSubstr("a profiler trace with collectives"));
 }
 
 // The PyTorch profiler TensorBoard plugin's real ResNet-50 pair (V100, Kineto 1.8): one trace of training

@@ -17,6 +17,7 @@
 #include "core/evidence.hpp"
 #include "core/learning.hpp"
 #include "engine_common.hpp"
+#include "graph_extensions.hpp"
 
 namespace cann_debug::plugins {
 namespace {
@@ -133,6 +134,7 @@ class CptLearn final : public Component {
                     {"confusion", confusion}}}};
 
     json doc = bayes::to_json_graph(learnt);
+    bayes_detail::add_variable_extensions(doc, bayes_detail::variable_extensions(graph_path_));
     doc["_learned"] = {{"method", "Dirichlet-smoothed soft counts (docs/bayes.md, Learning the tables)"},
                        {"note", note_},
                        {"cases", cases_.size()},

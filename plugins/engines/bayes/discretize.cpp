@@ -1,8 +1,10 @@
 // discretize: features -> evidence through the `discretization` specs that a causal graph's variables carry.
 #include "discretize.hpp"
 
+#include <algorithm>
 #include <map>
 #include <memory>
+#include <set>
 #include <stdexcept>
 
 #include <fmt/format.h>
@@ -11,6 +13,7 @@
 #include "cann_debug/messages.hpp"
 #include "core/discretization.hpp"
 #include "engine_common.hpp"
+#include "graph_extensions.hpp"
 
 namespace cann_debug::plugins {
 namespace {
@@ -59,8 +62,12 @@ class Discretize final : public Component {
   void start() override {
     if (net_) return;
     net_ = std::make_unique<bayes::Network>(bayes::load_graph(path_));
-    for (std::size_t v = 0; v < net_->size(); ++v)
+    const std::set<std::string> context =
+        bayes_detail::context_variables(bayes_detail::variable_extensions(path_));
+    for (std::size_t v = 0; v < net_->size(); ++v) {
       if (net_->variables[v].discretization) specs_.push_back(static_cast<int>(v));
+      if (context.contains(net_->variables[v].name)) context_.insert(static_cast<int>(v));
+    }
     if (specs_.empty())
       throw std::runtime_error(
           fmt::format("graph '{}' ({}) has no variable with a 'discretization' spec, so no feature "
@@ -107,8 +114,18 @@ class Discretize final : public Component {
       if (var.discretization->absent_state >= 0 && !current_.contains(v))
         e.hard[var.name] = var.states[static_cast<std::size_t>(var.discretization->absent_state)];
     }
+    // A context variable (how the run was set up) weighs the symptoms; with none observed it would be the
+    // verdict by itself, so it is left out then.
+    const bool symptom_observed = std::any_of(
+        current_.begin(), current_.end(), [&](const auto& entry) { return !context_.contains(entry.first); });
     for (const auto& [v, r] : current_) {
       const bayes::Variable& var = net_->variables[static_cast<std::size_t>(v)];
+      if (!symptom_observed && context_.contains(v)) {
+        host_.logger().info(
+            "{}: not used as evidence: the input shows no symptom to weigh a configured value against",
+            var.name);
+        continue;
+      }
       if (r.value.hard_state >= 0) {
         e.hard[var.name] = var.states[static_cast<std::size_t>(r.value.hard_state)];
       } else {
@@ -125,6 +142,7 @@ class Discretize final : public Component {
   bool every_set_;
   std::unique_ptr<bayes::Network> net_;
   std::vector<int> specs_;
+  std::set<int> context_;  // variables marked "_context" in the graph
   std::map<int, Reading> current_;
   bool received_ = false;
   CorrelationKey key_;

@@ -271,6 +271,35 @@ TEST(bayes_plugins, AVariableWhoseFeatureNeverCameIsObservedInItsAbsentState) {
   EXPECT_EQ(back.variables[1].discretization->absent_state, 2);
 }
 
+TEST(bayes_plugins, AContextVariableIsEvidenceOnlyBesideASymptom) {
+  // config_batch is how the run was set up ("_context": true): alone it would make the verdict, so without
+  // any symptom observed it is left out; beside a symptom it weighs in. A variable only observed in its
+  // absent state is no symptom.
+  const std::filesystem::path path = std::filesystem::path(::testing::TempDir()) / "context.json";
+  std::ofstream(path) << R"({"variables": [
+    {"name": "cause", "states": ["healthy", "batch_too_small"], "cpt": [0.7, 0.3]},
+    {"name": "noise", "states": ["low", "high"], "parents": ["cause"], "cpt": [[0.9, 0.1], [0.4, 0.6]],
+     "discretization": {"feature": "loss.noise", "thresholds": [0.1]}},
+    {"name": "timing", "states": ["steady", "dropped", "unmeasured"], "parents": ["cause"],
+     "cpt": [[0.45, 0.05, 0.5], [0.45, 0.05, 0.5]],
+     "discretization": {"feature": "step_time.slowdown", "thresholds": [1.3], "states": ["steady", "dropped"],
+                        "absent_state": "unmeasured"}},
+    {"name": "config_batch", "states": ["tiny", "normal"], "parents": ["cause"], "learn": false,
+     "_context": true, "cpt": [[0.03, 0.97], [0.6, 0.4]],
+     "discretization": {"feature": "data.batch_size", "thresholds": [8]}}]})";
+  Harness alone(discretize_factory(), {{"graph", path.string()}});
+  alone.run_processor({{0, features({{"data.batch_size", 2.0, "samples", {}, {}}})}});
+  const Evidence a = alone.outputs_of<Evidence>(0).at(0);
+  EXPECT_EQ(a.hard, (std::map<std::string, std::string>{{"timing", "unmeasured"}}));
+  EXPECT_TRUE(a.soft.empty());
+  Harness beside(discretize_factory(), {{"graph", path.string()}});
+  beside.run_processor(
+      {{0, features({{"data.batch_size", 2.0, "samples", {}, {}}, {"loss.noise", 0.05, "ratio", {}, {}}})}});
+  const Evidence b = beside.outputs_of<Evidence>(0).at(0);
+  EXPECT_EQ(b.hard.at("config_batch"), "tiny");
+  EXPECT_EQ(b.hard.at("noise"), "low");
+}
+
 TEST(bayes_plugins, DiscretizeEverySetAndNonFinite) {
   Harness h(discretize_factory(), {{"graph", mini()}, {"emit", "every_set"}});
   h.run_processor({{0, features({{"loss.robust_z", 0.0, "", {}, {}}})},
@@ -346,6 +375,25 @@ TEST(bayes_plugins, CptLearnKeepsTablesMarkedLearnFalse) {
   EXPECT_NEAR(out["variables"][1]["cpt"][1][1].get<double>(), 4.5 / 5.0, 1e-9);
   EXPECT_EQ(out["variables"][2]["cpt"], (json{{0.9, 0.1}, {0.3, 0.7}}));
   EXPECT_EQ(out["variables"][2]["learn"], false);
+  fs::remove_all(dir);
+}
+
+TEST(bayes_plugins, CptLearnCarriesTheVariablesExtensionKeys) {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::temp_directory_path() / fmt::format("cpt-learn-ext-{}", ::getpid());
+  fs::create_directories(dir);
+  const fs::path graph = dir / "g.json";
+  std::ofstream(graph) << R"({"name": "g", "variables": [
+      {"name": "root_cause", "states": ["healthy", "fault"], "cpt": [0.5, 0.5]},
+      {"name": "config_says", "states": ["no", "yes"], "parents": ["root_cause"], "learn": false,
+       "_context": true, "_note": {"source": "hand-set"}, "cpt": [[0.9, 0.1], [0.3, 0.7]]}]})";
+  Harness learn(cpt_learn_factory(), {{"graph", graph.string()}, {"output", (dir / "learnt.json").string()}});
+  learn.run_processor({{0, evidence({{"root_cause", "fault"}, {"config_says", "yes"}})}});
+  std::ifstream in(dir / "learnt.json");
+  const json out = json::parse(in);
+  EXPECT_EQ(out["variables"][1]["_context"], true);
+  EXPECT_EQ(out["variables"][1]["_note"]["source"], "hand-set");
+  EXPECT_FALSE(out["variables"][0].contains("_context"));
   fs::remove_all(dir);
 }
 
