@@ -35,8 +35,10 @@ json model_from_document(const json& doc) {
           {"ranks", json::array()}};
 }
 
-void print_verdict(const json& causes, bool healthy) {
-  if (healthy) {
+void print_verdict(const json& causes, bool healthy, const json& details) {
+  if (details.is_object() && details.contains("undetermined") && details["undetermined"].is_string()) {
+    fmt::print("Verdict:    undetermined: {}\n", details["undetermined"].get<std::string>());
+  } else if (healthy) {
     double conf = 0.0;
     for (const auto& c : causes)
       if (c.value("id", "") == "healthy") conf = number_or(c, "confidence", 0.0);
@@ -253,10 +255,12 @@ void print_diagnosis_text(const json& doc, const json& report) {
   const json& diagnosis = model["diagnosis"];
   const json causes = diagnosis.value("root_causes", json::array());
   fmt::print("Scenario:   {} ({})\n", doc.value("scenario", "?"), doc.value("scenario_from", ""));
-  print_verdict(causes, diagnosis.value("healthy", false));
+  const json details = diagnosis.value("details", json::object());
+  print_verdict(causes, diagnosis.value("healthy", false), details);
   const bool healthy = diagnosis.value("healthy", false);
-  print_direction(diagnosis.value("details", json::object()), causes, healthy);
-  if (!causes.empty() && !causes[0].value("explanation", "").empty())
+  const bool undetermined = details.is_object() && details.contains("undetermined");
+  print_direction(details, causes, healthy);
+  if (!undetermined && !causes.empty() && !causes[0].value("explanation", "").empty())
     fmt::print("Why:        {}\n", causes[0].value("explanation", ""));
   print_observations(diagnosis.value("details", json::object()));
   print_evidence(causes, doc.value("input", ""));

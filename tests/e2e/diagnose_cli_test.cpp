@@ -188,6 +188,10 @@ TEST_F(DiagnoseCli, RealTracesOfOtherDevicesAreRoutedAndNotJudgedOnAConfiguredVa
   json doc = json::parse(child_->out());
   EXPECT_EQ(doc["scenario"], "training");
   EXPECT_EQ(doc["details"]["data"]["data.trace_batch_size"]["value"], 5.0);
+  // Nothing the training graph reads was in it: the ranking is the prior, and the verdict says so.
+  EXPECT_FALSE(doc["healthy"]);
+  EXPECT_THAT(doc["details"]["undetermined"].get<std::string>(),
+              ::testing::HasSubstr("none of the signals the training graph reads"));
   EXPECT_EQ(doc["root_causes"][0]["id"], "healthy");
   for (const auto& c : doc["root_causes"]) {
     if (c["id"] == "batch_too_small") {
@@ -200,6 +204,8 @@ TEST_F(DiagnoseCli, RealTracesOfOtherDevicesAreRoutedAndNotJudgedOnAConfiguredVa
     ASSERT_EQ(run({"diagnose", "--input", bert.string()}), 0) << child_->err();
     EXPECT_THAT(child_->out(),
                 ::testing::HasSubstr("Scenario:   inference (a profiler trace without training"));
+    EXPECT_THAT(child_->out(),
+                ::testing::HasSubstr("Verdict:    undetermined: the input holds none of the signals"));
     EXPECT_THAT(child_->out(), ::testing::HasSubstr("Top operators"));
     EXPECT_THAT(child_->out(), ::testing::HasSubstr("aten::addmm"));
   }

@@ -128,6 +128,15 @@ class ScenarioAnalyzer final : public Component {
     d.healthy = d.root_causes.empty() || d.root_causes.front().id == options_.healthy_state;
     d.details = spec_.details(features_);
     d.details["graph"] = posterior_->graph;
+    if (evidence_ && !scenario::symptom_observed(*posterior_, *evidence_, features_)) {
+      // Only variables observed as unmeasured (their feature never came): the ranking is the graph's prior,
+      // which must not read as a verdict, healthy or not.
+      d.healthy = false;
+      d.details["undetermined"] = fmt::format(
+          "the input holds none of the signals the {} graph reads (only what it could not measure): the "
+          "ranking is the graph's prior, not a diagnosis",
+          spec_.scenario);
+    }
     out.emit(0, CorrelationKey{}, std::move(d));
   }
 

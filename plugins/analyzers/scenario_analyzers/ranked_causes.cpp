@@ -132,4 +132,13 @@ std::vector<RootCause> rank_causes(const Posterior& posterior, const Evidence* e
   return out;
 }
 
+bool symptom_observed(const Posterior& posterior, const Evidence& evidence, const FeatureIndex& features) {
+  if (posterior.variables.empty()) return true;  // the engine did not say which feature each variable reads
+  for (const auto& v : posterior.variables) {
+    if (v.feature.empty() || !features.find(v.feature)) continue;
+    if (evidence.hard.contains(v.name) || evidence.soft.contains(v.name)) return true;
+  }
+  return false;
+}
+
 }  // namespace cann_debug::plugins::scenario

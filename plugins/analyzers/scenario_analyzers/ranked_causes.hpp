@@ -30,4 +30,9 @@ struct FeatureIndex {
 std::vector<RootCause> rank_causes(const Posterior& posterior, const Evidence* evidence,
                                    const FeatureIndex& features, const RankingOptions& options);
 
+/// Whether any observed variable was read from a feature the run has (a state the data showed), rather
+/// than observed in its absent state because its feature never came. True when the posterior does not
+/// list its graph's variables (nothing to tell them apart by).
+bool symptom_observed(const Posterior& posterior, const Evidence& evidence, const FeatureIndex& features);
+
 }  // namespace cann_debug::plugins::scenario

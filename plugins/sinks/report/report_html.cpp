@@ -26,6 +26,7 @@ table{border-collapse:collapse;margin:8px 0;font-size:.9em}th,td{border:1px soli
 th{background:#f4f4f4}td.num{text-align:right;font-variant-numeric:tabular-nums}
 .verdict{display:inline-block;padding:4px 10px;border-radius:4px;font-weight:600}
 .verdict.healthy{background:#e6f4ea;color:#1e7b34}.verdict.problem{background:#fdecea;color:#b3261e}
+.verdict.undetermined{background:#eef0f3;color:#3c4043}
 .bar{display:inline-block;height:10px;background:#1f77b4;vertical-align:middle;margin-right:6px}
 pre{background:#f7f7f7;border:1px solid #e3e3e3;padding:8px;overflow-x:auto;font-size:.85em}
 .scroll{overflow-x:auto}svg{font-size:11px;max-width:none}
@@ -73,8 +74,14 @@ void diagnosis_section(std::string& out, const ReportModel& m) {
     return;
   }
   const Diagnosis& d = *m.diagnosis;
+  const std::string verdict = verdict_text(d);
   out += fmt::format("<p>Scenario <b>{}</b> · <span class=\"verdict {}\">{}</span></p>\n", h(d.scenario),
-                     d.healthy ? "healthy" : "problem", d.healthy ? "healthy" : "problem found");
+                     d.healthy                   ? "healthy"
+                     : verdict == "undetermined" ? "undetermined"
+                                                 : "problem",
+                     verdict);
+  if (d.details.is_object() && d.details.contains("undetermined") && d.details["undetermined"].is_string())
+    out += "<p class=\"undetermined\">" + h(d.details["undetermined"].get<std::string>()) + "</p>\n";
   out +=
       "<h2>Root causes</h2>\n<table id=\"root-causes\"><thead><tr><th>#</th><th>root "
       "cause</th><th>confidence</th>"

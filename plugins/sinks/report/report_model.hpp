@@ -95,6 +95,13 @@ struct CausalGraphView {
   std::string path_cause;  // the root cause whose path is highlighted
 };
 
+/// The verdict a report states: "healthy", "problem found", or "undetermined" when the analyzer found no
+/// signal its graph reads in the input (details.undetermined: the ranking is the graph's prior).
+inline std::string verdict_text(const Diagnosis& d) {
+  if (d.details.is_object() && d.details.contains("undetermined")) return "undetermined";
+  return d.healthy ? "healthy" : "problem found";
+}
+
 /// Everything a report format needs.
 struct ReportModel {
   std::string title;

@@ -109,6 +109,41 @@ TEST(scenario_analyzers, HealthyRunIsReportedHealthyWithItsConfidence) {
   EXPECT_EQ(out[0].root_causes[1].id, "lr_too_high");
 }
 
+TEST(scenario_analyzers, OnlyUnmeasuredEvidenceIsUndeterminedNotHealthy) {
+  // The engine answered with every variable observed only in its absent state (its feature never came):
+  // the ranking is the prior, and the diagnosis says so instead of calling the run healthy.
+  Posterior p = posterior_with_graph(0.1, 0.8, 0.1);
+  p.variables.push_back({.name = "throughput",
+                         .states = {"steady", "dropped", "unmeasured"},
+                         .parents = {"root_cause"},
+                         .feature = "step_time.slowdown"});
+  Evidence unmeasured;
+  unmeasured.hard["throughput"] = "unmeasured";
+  FeatureSet other;
+  other.features.push_back({"grad_norm.median", 3.2, "", {}, {}});  // read by no variable
+  Harness h(training_analyzer_factory(), {});
+  h.run_processor({{kFeatures, Envelope::make(CorrelationKey{}, other)},
+                   {kEvidence, Envelope::make(CorrelationKey{}, unmeasured)},
+                   {kPosterior, Envelope::make(CorrelationKey{}, p)}});
+  const Diagnosis d = h.outputs_of<Diagnosis>(0).at(0);
+  EXPECT_FALSE(d.healthy);
+  EXPECT_EQ(d.root_causes.at(0).id, "healthy");
+  EXPECT_NE(d.details["undetermined"].get<std::string>().find("none of the signals the training graph reads"),
+            std::string::npos);
+  // The same with the variable read from a feature the run has: a diagnosis.
+  FeatureSet with = other;
+  with.features.push_back({"step_time.slowdown", 1.0, "ratio", {}, {}});
+  Evidence steady;
+  steady.hard["throughput"] = "steady";
+  Harness measured(training_analyzer_factory(), {});
+  measured.run_processor({{kFeatures, Envelope::make(CorrelationKey{}, with)},
+                          {kEvidence, Envelope::make(CorrelationKey{}, steady)},
+                          {kPosterior, Envelope::make(CorrelationKey{}, p)}});
+  const Diagnosis m = measured.outputs_of<Diagnosis>(0).at(0);
+  EXPECT_TRUE(m.healthy);
+  EXPECT_FALSE(m.details.contains("undetermined"));
+}
+
 TEST(scenario_analyzers, NoPosteriorNoDiagnosis) {
   Harness h(distributed_analyzer_factory(), {});
   h.run_processor({{kFeatures, Envelope::make(CorrelationKey{}, features())}});
