@@ -124,16 +124,39 @@ TEST_F(DiagnoseCli, ADamagedLogIsDiagnosedFromWhatWasReadBeforeTheDamage) {
   EXPECT_NE(child_->err().find("on_error: drain"), std::string::npos) << child_->err();
 }
 
-// Routing asks the readers: Kineto traces named as a launcher names them (no rank<N> in the name, one of
-// them gzipped) are claimed by chrome_trace, so the distributed pipeline's rule holds.
+// Routing asks the readers: Kineto traces named as a launcher names them (no rank<N> in the name) are
+// claimed by chrome_trace, and the distributed pipeline's rule counts those that hold their collectives
+// (a trace without any, here the gzipped one, is not a rank of the job). Two traces of one process (a
+// training run profiled in two windows: torch.profiler's tensorboard_trace_handler writes
+// worker.<timestamp>.pt.trace.json per window) are not a distributed job.
 TEST_F(DiagnoseCli, PerWorkerKinetoTracesAreRoutedToDistributedWhateverTheirNames) {
   const fs::path traces = fs::path(CANN_DEBUG_SOURCE_DIR) / "tests/data/traces";
-  fs::copy_file(traces / "kineto_small.json", scratch_ / "worker0.pt.trace.json");
-  fs::copy_file(traces / "kineto_small.json.gz", scratch_ / "worker1.pt.trace.json.gz");
-  ASSERT_EQ(run({"diagnose", "--input", scratch_.string(), "--json"}), 0) << child_->err();
-  const json doc = json::parse(child_->out());
+  std::ifstream in(traces / "kineto_small.json");
+  const std::string trace((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  auto with = [&](const std::string& name) {
+    std::string t = trace;
+    t.insert(t.find("\"traceEvents\": [") + 16,
+             R"({"ph": "X", "cat": "user_annotation", "name": ")" + name +
+                 R"(", "pid": 100, "tid": 101, "ts": 1200.0, "dur": 5.0},)");
+    return t;
+  };
+  const fs::path ranks = scratch_ / "ranks";
+  fs::create_directories(ranks);
+  std::ofstream(ranks / "worker0.pt.trace.json") << with("nccl:all_reduce");
+  fs::copy_file(traces / "kineto_small.json.gz", ranks / "worker1.pt.trace.json.gz");
+  std::ofstream(ranks / "host_b.pt.trace.json") << with("nccl:all_reduce");
+  ASSERT_EQ(run({"diagnose", "--input", ranks.string(), "--json"}), 0) << child_->err();
+  json doc = json::parse(child_->out());
   EXPECT_EQ(doc["scenario"], "distributed");
   EXPECT_EQ(doc["scenario_from"], "2 profiler traces (one per rank)");
+
+  const fs::path windows = scratch_ / "windows";
+  fs::create_directories(windows);
+  std::ofstream(windows / "worker0.1623143089861.pt.trace.json") << with("Optimizer.step#SGD.step");
+  std::ofstream(windows / "worker0.1623143099999.pt.trace.json") << with("Optimizer.step#SGD.step");
+  ASSERT_EQ(run({"diagnose", "--input", windows.string(), "--json"}), 0) << child_->err();
+  doc = json::parse(child_->out());
+  EXPECT_EQ(doc["scenario"], "training");
 }
 
 // One trace alone says by its content what ran: an optimizer step is training, a collective one rank of a
