@@ -287,6 +287,23 @@ def ddp_buckets(model, bucket_cap_mb):
     return len(buckets[0] if isinstance(buckets, tuple) else buckets)
 
 
+def fault_bucket_counts(fault, config, sets, model):
+    """For small_bucket_size with the fault's own cap: {"ddp_buckets", "ddp_buckets_at_default_cap"} for
+    expected.json; SystemExit when that cap gives the model no more buckets than the default, which is no
+    fault at all. {} otherwise: another fault, no DDP, or a cap given with --set (the user's, e.g. the fix
+    `optimize` measures, run as asked)."""
+    cap_set = any(key == "bucket_cap_mb" for key, _ in options.parse_sets(sets))
+    if fault != "small_bucket_size" or config["wrapper"] != "DistributedDataParallel" or cap_set:
+        return {}
+    buckets, default = ddp_buckets(model, config["bucket_cap_mb"]), ddp_buckets(model, DEFAULT_BUCKET_CAP_MB)
+    if buckets <= default:
+        param_bytes = model_stats(model)["param_bytes"]
+        raise SystemExit(f"error: small_bucket_size: bucket_cap_mb {config['bucket_cap_mb']} gives this model "
+                         f"({param_bytes} parameter bytes) {buckets} bucket(s), as many as the default "
+                         f"{DEFAULT_BUCKET_CAP_MB} MB: take a larger model or a smaller cap")
+    return {"ddp_buckets": buckets, "ddp_buckets_at_default_cap": default}
+
+
 class ShardLoader:
     """Batches of one rank's shard (strided after a seeded permutation), reshuffled every pass."""
 
@@ -793,16 +810,7 @@ def main(argv=None):
     x, y, data_info = load_data(config)
     model = build_model(config, list(x.shape[1:]), data_info["num_classes"], 0, config["world_size"])
     stats = model_stats(model)
-    cap_set = any(key == "bucket_cap_mb" for key, _ in options.parse_sets(args.set))
-    if args.fault == "small_bucket_size" and config["wrapper"] == "DistributedDataParallel" and not cap_set:
-        # A cap that gives the model no more buckets than the default is no fault at all: refuse it (a cap
-        # given with --set is the user's, e.g. the fix `optimize` measures, and is run as asked).
-        buckets, default = ddp_buckets(model, config["bucket_cap_mb"]), ddp_buckets(model, DEFAULT_BUCKET_CAP_MB)
-        if buckets <= default:
-            raise SystemExit(f"error: small_bucket_size: bucket_cap_mb {config['bucket_cap_mb']} gives this model "
-                             f"({stats['param_bytes']} parameter bytes) {buckets} bucket(s), as many as the default "
-                             f"{DEFAULT_BUCKET_CAP_MB} MB: take a larger model or a smaller cap")
-        fault_params.update({"ddp_buckets": buckets, "ddp_buckets_at_default_cap": default})
+    fault_params.update(fault_bucket_counts(args.fault, config, args.set, model))
     del x, y, model
 
     output = os.path.abspath(args.output)

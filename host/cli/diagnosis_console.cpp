@@ -35,9 +35,16 @@ json model_from_document(const json& doc) {
           {"ranks", json::array()}};
 }
 
-void print_verdict(const json& causes, bool healthy, const json& details) {
-  if (details.is_object() && details.contains("undetermined") && details["undetermined"].is_string()) {
-    fmt::print("Verdict:    undetermined: {}\n", details["undetermined"].get<std::string>());
+/// The analyzer's reason when the input held no signal its graph reads (details.undetermined); "" otherwise.
+std::string undetermined_reason(const json& details) {
+  if (!details.is_object()) return {};
+  const auto it = details.find("undetermined");
+  return it != details.end() && it->is_string() ? it->get<std::string>() : std::string();
+}
+
+void print_verdict(const json& causes, bool healthy, const std::string& undetermined) {
+  if (!undetermined.empty()) {
+    fmt::print("Verdict:    undetermined: {}\n", undetermined);
   } else if (healthy) {
     double conf = 0.0;
     for (const auto& c : causes)
@@ -256,13 +263,13 @@ void print_diagnosis_text(const json& doc, const json& report) {
   const json causes = diagnosis.value("root_causes", json::array());
   fmt::print("Scenario:   {} ({})\n", doc.value("scenario", "?"), doc.value("scenario_from", ""));
   const json details = diagnosis.value("details", json::object());
-  print_verdict(causes, diagnosis.value("healthy", false), details);
   const bool healthy = diagnosis.value("healthy", false);
-  const bool undetermined = details.is_object() && details.contains("undetermined");
+  const std::string undetermined = undetermined_reason(details);
+  print_verdict(causes, healthy, undetermined);
   print_direction(details, causes, healthy);
-  if (!undetermined && !causes.empty() && !causes[0].value("explanation", "").empty())
+  if (undetermined.empty() && !causes.empty() && !causes[0].value("explanation", "").empty())
     fmt::print("Why:        {}\n", causes[0].value("explanation", ""));
-  print_observations(diagnosis.value("details", json::object()));
+  print_observations(details);
   print_evidence(causes, doc.value("input", ""));
   print_operators(model.value("operators", json()));
   print_ranks(model.value("ranks", json::array()));

@@ -51,11 +51,12 @@ def check_distributed(run):
     args = argparse.Namespace(fault=run["fault"], magnitude=run["magnitude"], seed=run["seed"],
                               set=set_args(run["sets"]))
     config, _ = ddp.build_config(args)
-    if run["fault"] == "small_bucket_size" and "bucket_cap_mb" not in run["sets"]:
-        # The refusal ddp.py makes before starting the ranks: the cap must give more buckets than 25 MB.
+    if run["fault"] == "small_bucket_size":
+        # The refusal ddp.py makes before starting the ranks: the fault's cap must give more buckets than 25 MB.
         x, y, info = ddp.load_data(config)
         model = ddp.build_model(config, list(x.shape[1:]), info["num_classes"], 0, config["world_size"])
-        assert ddp.ddp_buckets(model, config["bucket_cap_mb"]) > ddp.ddp_buckets(model, ddp.DEFAULT_BUCKET_CAP_MB)
+        counts = ddp.fault_bucket_counts(run["fault"], config, args.set, model)
+        assert not counts or counts["ddp_buckets"] > counts["ddp_buckets_at_default_cap"], counts
 
 
 CHECKS = {"train.py": check_training, "serve.py": check_inference, "ddp.py": check_distributed}

@@ -76,12 +76,9 @@ void diagnosis_section(std::string& out, const ReportModel& m) {
   const Diagnosis& d = *m.diagnosis;
   const std::string verdict = verdict_text(d);
   out += fmt::format("<p>Scenario <b>{}</b> · <span class=\"verdict {}\">{}</span></p>\n", h(d.scenario),
-                     d.healthy                   ? "healthy"
-                     : verdict == "undetermined" ? "undetermined"
-                                                 : "problem",
-                     verdict);
-  if (d.details.is_object() && d.details.contains("undetermined") && d.details["undetermined"].is_string())
-    out += "<p class=\"undetermined\">" + h(d.details["undetermined"].get<std::string>()) + "</p>\n";
+                     verdict == "problem found" ? "problem" : verdict, verdict);
+  if (const std::string why = undetermined_reason(d); !why.empty())
+    out += "<p class=\"undetermined\">" + h(why) + "</p>\n";
   out +=
       "<h2>Root causes</h2>\n<table id=\"root-causes\"><thead><tr><th>#</th><th>root "
       "cause</th><th>confidence</th>"

@@ -46,8 +46,7 @@ void diagnosis_section(std::string& out, const ReportModel& m) {
   }
   const Diagnosis& d = *m.diagnosis;
   out += fmt::format("**Scenario:** {} · **Verdict:** {}\n\n", md(d.scenario), verdict_text(d));
-  if (d.details.is_object() && d.details.contains("undetermined") && d.details["undetermined"].is_string())
-    out += md(d.details["undetermined"].get<std::string>()) + "\n\n";
+  if (const std::string why = undetermined_reason(d); !why.empty()) out += md(why) + "\n\n";
   out += "## Root causes\n\n| # | root cause | confidence | propagation path |\n| --- | --- | --- | --- |\n";
   for (std::size_t i = 0; i < d.root_causes.size(); ++i) {
     const RootCause& c = d.root_causes[i];

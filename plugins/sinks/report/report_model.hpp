@@ -95,10 +95,17 @@ struct CausalGraphView {
   std::string path_cause;  // the root cause whose path is highlighted
 };
 
-/// The verdict a report states: "healthy", "problem found", or "undetermined" when the analyzer found no
-/// signal its graph reads in the input (details.undetermined: the ranking is the graph's prior).
+/// Why the analyzer found no signal its graph reads in the input (details.undetermined: the ranking is the
+/// graph's prior); empty when it did.
+inline std::string undetermined_reason(const Diagnosis& d) {
+  if (!d.details.is_object()) return {};
+  const auto it = d.details.find("undetermined");
+  return it != d.details.end() && it->is_string() ? it->get<std::string>() : std::string();
+}
+
+/// The verdict a report states: "healthy", "problem found", or "undetermined" (undetermined_reason).
 inline std::string verdict_text(const Diagnosis& d) {
-  if (d.details.is_object() && d.details.contains("undetermined")) return "undetermined";
+  if (!undetermined_reason(d).empty()) return "undetermined";
   return d.healthy ? "healthy" : "problem found";
 }
 

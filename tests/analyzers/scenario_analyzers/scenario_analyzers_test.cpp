@@ -121,11 +121,14 @@ TEST(scenario_analyzers, OnlyUnmeasuredEvidenceIsUndeterminedNotHealthy) {
   unmeasured.hard["throughput"] = "unmeasured";
   FeatureSet other;
   other.features.push_back({"grad_norm.median", 3.2, "", {}, {}});  // read by no variable
-  Harness h(training_analyzer_factory(), {});
-  h.run_processor({{kFeatures, Envelope::make(CorrelationKey{}, other)},
-                   {kEvidence, Envelope::make(CorrelationKey{}, unmeasured)},
-                   {kPosterior, Envelope::make(CorrelationKey{}, p)}});
-  const Diagnosis d = h.outputs_of<Diagnosis>(0).at(0);
+  auto diagnose = [&](const FeatureSet& features, const Evidence& evidence) {
+    Harness h(training_analyzer_factory(), {});
+    h.run_processor({{kFeatures, Envelope::make(CorrelationKey{}, features)},
+                     {kEvidence, Envelope::make(CorrelationKey{}, evidence)},
+                     {kPosterior, Envelope::make(CorrelationKey{}, p)}});
+    return h.outputs_of<Diagnosis>(0).at(0);
+  };
+  const Diagnosis d = diagnose(other, unmeasured);
   EXPECT_FALSE(d.healthy);
   EXPECT_EQ(d.root_causes.at(0).id, "healthy");
   EXPECT_NE(d.details["undetermined"].get<std::string>().find("none of the signals the training graph reads"),
@@ -135,11 +138,7 @@ TEST(scenario_analyzers, OnlyUnmeasuredEvidenceIsUndeterminedNotHealthy) {
   with.features.push_back({"step_time.slowdown", 1.0, "ratio", {}, {}});
   Evidence steady;
   steady.hard["throughput"] = "steady";
-  Harness measured(training_analyzer_factory(), {});
-  measured.run_processor({{kFeatures, Envelope::make(CorrelationKey{}, with)},
-                          {kEvidence, Envelope::make(CorrelationKey{}, steady)},
-                          {kPosterior, Envelope::make(CorrelationKey{}, p)}});
-  const Diagnosis m = measured.outputs_of<Diagnosis>(0).at(0);
+  const Diagnosis m = diagnose(with, steady);
   EXPECT_TRUE(m.healthy);
   EXPECT_FALSE(m.details.contains("undetermined"));
 }

@@ -351,50 +351,50 @@ TEST(bayes_plugins, EvidenceSourceFeedsTheEngine) {
   EXPECT_EQ(engine.outputs_of<JsonMessage>(1).at(0).value.at("inferences"), 1);
 }
 
-TEST(bayes_plugins, CptLearnKeepsTablesMarkedLearnFalse) {
+/// Runs cpt_learn on `graph_text` (written to a temporary file) over `cases`; returns the graph it writes.
+json learn_graph(const std::string& name, const std::string& graph_text,
+                 const std::vector<std::pair<std::size_t, Envelope>>& cases, json options = json::object()) {
   namespace fs = std::filesystem;
-  const fs::path dir = fs::temp_directory_path() / fmt::format("cpt-learn-keep-{}", ::getpid());
+  const fs::path dir = fs::temp_directory_path() / fmt::format("{}-{}", name, ::getpid());
   fs::create_directories(dir);
-  const fs::path graph = dir / "g.json";
-  std::ofstream(graph) << R"({"name": "g", "variables": [
+  std::ofstream(dir / "g.json") << graph_text;
+  options["graph"] = (dir / "g.json").string();
+  options["output"] = (dir / "learnt.json").string();
+  Harness learn(cpt_learn_factory(), options);
+  learn.run_processor(cases);
+  std::ifstream in(dir / "learnt.json");
+  const json out = json::parse(in);
+  fs::remove_all(dir);
+  return out;
+}
+
+TEST(bayes_plugins, CptLearnKeepsTablesMarkedLearnFalse) {
+  const std::string graph = R"({"name": "g", "variables": [
       {"name": "root_cause", "states": ["healthy", "fault"], "cpt": [0.5, 0.5]},
       {"name": "symptom", "states": ["low", "high"], "parents": ["root_cause"], "cpt": [[0.5, 0.5], [0.5, 0.5]]},
       {"name": "config_says", "states": ["no", "yes"], "parents": ["root_cause"], "learn": false,
        "cpt": [[0.9, 0.1], [0.3, 0.7]]}]})";
-  Harness learn(
-      cpt_learn_factory(),
-      {{"graph", graph.string()}, {"output", (dir / "learnt.json").string()}, {"prior_strength", 1.0}});
   std::vector<std::pair<std::size_t, Envelope>> cases;
   for (int i = 0; i < 4; ++i)
     cases.push_back({0, evidence({{"root_cause", "fault"}, {"symptom", "high"}, {"config_says", "yes"}})});
   cases.push_back({0, evidence({{"root_cause", "healthy"}, {"symptom", "low"}, {"config_says", "yes"}})});
-  learn.run_processor(cases);
-  std::ifstream in(dir / "learnt.json");
-  const json out = json::parse(in);
+  const json out = learn_graph("cpt-learn-keep", graph, cases, {{"prior_strength", 1.0}});
   // symptom | fault learnt: (0.5 + 0, 0.5 + 4) / 5; config_says kept as written despite the counts.
   EXPECT_NEAR(out["variables"][1]["cpt"][1][1].get<double>(), 4.5 / 5.0, 1e-9);
   EXPECT_EQ(out["variables"][2]["cpt"], (json{{0.9, 0.1}, {0.3, 0.7}}));
   EXPECT_EQ(out["variables"][2]["learn"], false);
-  fs::remove_all(dir);
 }
 
 TEST(bayes_plugins, CptLearnCarriesTheVariablesExtensionKeys) {
-  namespace fs = std::filesystem;
-  const fs::path dir = fs::temp_directory_path() / fmt::format("cpt-learn-ext-{}", ::getpid());
-  fs::create_directories(dir);
-  const fs::path graph = dir / "g.json";
-  std::ofstream(graph) << R"({"name": "g", "variables": [
+  const std::string graph = R"({"name": "g", "variables": [
       {"name": "root_cause", "states": ["healthy", "fault"], "cpt": [0.5, 0.5]},
       {"name": "config_says", "states": ["no", "yes"], "parents": ["root_cause"], "learn": false,
        "_context": true, "_note": {"source": "hand-set"}, "cpt": [[0.9, 0.1], [0.3, 0.7]]}]})";
-  Harness learn(cpt_learn_factory(), {{"graph", graph.string()}, {"output", (dir / "learnt.json").string()}});
-  learn.run_processor({{0, evidence({{"root_cause", "fault"}, {"config_says", "yes"}})}});
-  std::ifstream in(dir / "learnt.json");
-  const json out = json::parse(in);
+  const json out =
+      learn_graph("cpt-learn-ext", graph, {{0, evidence({{"root_cause", "fault"}, {"config_says", "yes"}})}});
   EXPECT_EQ(out["variables"][1]["_context"], true);
   EXPECT_EQ(out["variables"][1]["_note"]["source"], "hand-set");
   EXPECT_FALSE(out["variables"][0].contains("_context"));
-  fs::remove_all(dir);
 }
 
 }  // namespace
