@@ -1,0 +1,64 @@
+// The shipped training graph (pipelines/graphs/training.json) counts one loss blow-up once: the symptoms
+// that follow from a blow-up whatever caused it (a risen peak, gradient spikes, dead ReLUs, NaNs) are read
+// given loss_blowup, so the one fact that tells the causes of a blow-up apart (a batch of 1) still counts.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <map>
+#include <string>
+
+#include "cann_debug/causal_graph/graph_loader.hpp"
+#include "core/evidence.hpp"
+#include "core/junction_tree.hpp"
+
+namespace cann_debug::bayes {
+namespace {
+
+const std::string kGraph =
+    (std::filesystem::path(CANN_DEBUG_SOURCE_DIR) / "pipelines" / "graphs" / "training.json").string();
+
+// A run whose loss blew up: every consequence of the blow-up observed, no NaN.
+std::map<std::string, std::string> blown_run(const std::string& configured_batch) {
+  return {{"loss_blowup", "blown"},
+          {"loss_peak", "risen"},
+          {"grad_spikes", "spiky"},
+          {"dead_layers", "dead"},
+          {"loss_spikes", "material"},
+          {"loss_nonfinite", "none"},
+          {"configured_batch", configured_batch}};
+}
+
+double posterior(const Network& net, const std::map<std::string, std::string>& evidence,
+                 const std::string& cause) {
+  JunctionTree tree(net);
+  const auto result = tree.query(make_likelihoods(net, evidence, {}));
+  const int root = net.find("root_cause");
+  const auto& states = net.variables[static_cast<std::size_t>(root)];
+  return result.marginals.at(static_cast<std::size_t>(root))
+      .at(static_cast<std::size_t>(states.state_index(cause)));
+}
+
+TEST(training_graph, BlowUpConsequencesAreReadGivenTheBlowUp) {
+  const Network net = load_graph(kGraph);
+  const int blowup = net.find("loss_blowup");
+  for (const char* child : {"loss_peak", "grad_spikes", "dead_layers", "loss_nonfinite"}) {
+    const auto& parents = net.variables[static_cast<std::size_t>(net.find(child))].parents;
+    EXPECT_NE(std::find(parents.begin(), parents.end(), blowup), parents.end()) << child;
+  }
+}
+
+TEST(training_graph, ABatchOfOneKeepsBatchTooSmallBesideTheLearningRate) {
+  const Network net = load_graph(kGraph);
+  // Counted five times over, the blow-up drowned the batch size (batch_too_small 0.002 of the posterior).
+  EXPECT_GT(posterior(net, blown_run("tiny"), "batch_too_small"), 0.1);
+  EXPECT_GT(
+      posterior(net, blown_run("tiny"), "lr_too_high") + posterior(net, blown_run("tiny"), "batch_too_small"),
+      0.9);
+  // With an ordinary batch the same blow-up is a rate too high.
+  EXPECT_GT(posterior(net, blown_run("normal"), "lr_too_high"), 0.8);
+  EXPECT_LT(posterior(net, blown_run("normal"), "batch_too_small"), 0.05);
+}
+
+}  // namespace
+}  // namespace cann_debug::bayes
