@@ -8,6 +8,8 @@
 
 #include <fmt/format.h>
 
+#include "suggestion_choice.hpp"
+
 namespace cann_debug::cli {
 namespace {
 
@@ -240,18 +242,22 @@ void print_suggestions(const json& suggestions, const std::string& input) {
     prefix = base.string();
     if (!prefix.empty() && prefix.back() != '/') prefix += '/';
   }
+  const std::vector<std::size_t> chosen = suggestions_to_show(suggestions, kSuggestionsShown);
+  if (chosen.empty()) return;
+  fmt::print("Suggestions:\n");
   std::size_t shown = 0;
-  for (const auto& s : suggestions) {
-    if (shown == 0) fmt::print("Suggestions:\n");
-    if (++shown > kSuggestionsShown) break;
+  for (std::size_t i : chosen) {
+    const json& s = suggestions[i];
     std::string rationale = s.value("rationale", "");
     if (prefix.size() > 1)
       for (std::size_t at = rationale.find(prefix); at != std::string::npos; at = rationale.find(prefix, at))
         rationale.erase(at, prefix.size());
-    fmt::print("  {}. {} — {}\n", shown, s.value("title", ""), rationale);
+    fmt::print("  {}. {} — {}\n", ++shown, s.value("title", ""), rationale);
     if (s.contains("config_patch") && !s["config_patch"].is_null() && !s["config_patch"].empty())
       fmt::print("     patch: {}\n", s["config_patch"].dump());
   }
+  if (suggestions.size() > chosen.size())
+    fmt::print("  ... {} more with --json or in the report\n", suggestions.size() - chosen.size());
 }
 
 }  // namespace
