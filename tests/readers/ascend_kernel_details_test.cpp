@@ -129,6 +129,34 @@ TEST(AscendKernelDetails, RaggedRowsAreKeptAsPartialRecordsWithAWarning) {
   EXPECT_EQ(h.host.log.lines[0].first, LogLevel::kWarn);
 }
 
+// A real kernel_details.csv (a 16-rank GPT-3 job) has a FlashAttentionScore row without its duration: its
+// later cells are shifted one column left, so 'NO' (HF32 Eligible) lands in Mix Block Dim. The cell is left
+// empty with a warning and the rows after it are read; the same text in a row of the right width still stops
+// the reader (MalformedInputs).
+TEST(AscendKernelDetails, TextShiftedIntoANumberColumnOfARaggedRowIsLeftEmpty) {
+  TempDir dir;
+  const std::string H =
+      "Name,Start Time(us),Duration(us),Wait Time(us),Block Dim,Mix Block Dim,HF32 Eligible,Context ID\n";
+  const std::string good = "FlashAttentionScore,1695115378777268.5,7023.5739,1.7606,24,48,NO,0\n";
+  const std::string shifted = "FlashAttentionScore,1695115378795017.5,1.8414,24,48,NO,0\n";
+  const std::string after = "NonZero_MemSet,1695115378979222.2,1.1997,1336.9703,0,0,NO,0\n";
+  const std::string path = dir.write("kernel_details.csv", H + good + shifted + after);
+  Harness h(ascend_kernel_details_factory(), {{"path", path}});
+  ASSERT_EQ(run(h), "");
+  const auto r = records(h);
+  ASSERT_EQ(r.size(), 3u);
+  EXPECT_EQ(r[1].fields["_cells"], 7);
+  EXPECT_TRUE(r[1].fields["mix_block_num"].is_null());
+  EXPECT_EQ(r[1].fields["block_num"], 48);
+  EXPECT_EQ(r[2].fields["name"], "NonZero_MemSet");
+  EXPECT_EQ(r[2].fields["duration_ns"], 1200);
+  ASSERT_EQ(h.host.log.lines.size(), 2u);
+  EXPECT_EQ(
+      h.host.log.lines[1].second,
+      path +
+          ":3: expected a number in 'Mix Block Dim' (column 6), got 'NO' in a row of 7 cells: left empty " +
+          "(line starts at byte offset " + std::to_string(H.size() + good.size()) + ")");
+}
 TEST(AscendKernelDetails, NewerColumnVariantsAndTrailingTabs) {
   Harness h(ascend_kernel_details_factory(),
             {{"path", fixture("ascend/kernel_details_2025.csv")}, {"node", "node-1"}});

@@ -70,7 +70,8 @@ class CsvRecordSource final : public readers::ItemSource {
 
  private:
   readers::CellKind kind_of(const std::string& column) const;
-  void check_numeric(const readers::CsvRow& row, std::size_t i, const nlohmann::json& value) const;
+  /// The message when column i must hold a number and `value` is text; "" when it is fine.
+  std::string numeric_problem(std::size_t i, const nlohmann::json& value) const;
 
   std::string path_;
   CsvSchema schema_;
