@@ -471,6 +471,29 @@ TEST_F(DiagnoseCli, TheSixteenRankGpt3ProfileWaitsInPipelineBubbles) {
   EXPECT_NE(out.find("[pipeline_bubble] rank rank5; also rank7\n"), std::string::npos) << out;
 }
 
+// The ranks' own ASCEND_PROFILER_OUTPUT folders without msprof-analyze's cluster files: a job of as many
+// ranks, its step split read from each rank's step_trace_time.csv. One rank's folder used to be taken for a
+// training console log (operator_details.csv quotes pretrain_gpt.py in its call stacks), and a ragged row
+// of its kernel_details.csv stopped the folder's reader.
+TEST_F(DiagnoseCli, TheRanksOwnAscendProfilerFoldersAreADistributedJob) {
+  const fs::path cluster = kShared / "real/ascend/msinsight_gpt3_16rank_pp2";
+  if (!fs::is_directory(cluster)) GTEST_SKIP() << "no shared 16-rank Ascend cluster folder";
+  const fs::path job = scratch_ / "two_ranks";
+  fs::create_directories(job);
+  for (const char* rank : {"rank_0", "rank_1"})
+    fs::copy(cluster / rank, job / rank, fs::copy_options::recursive);
+  ASSERT_EQ(run({"diagnose", "--input", job.string(), "--json"}), 0) << child_->err();
+  const json doc = json::parse(child_->out());
+  EXPECT_EQ(doc["scenario"], "distributed");
+  EXPECT_EQ(doc["scenario_from"], "Ascend profiler output of 2 rank(s) with collectives");
+  ASSERT_EQ(run({"diagnose", "--input", job.string()}), 0) << child_->err();
+  const std::string out = child_->out();
+  EXPECT_NE(out.find("  rank 1          294.6 = 75.4 / 151.3 / 67.9"), std::string::npos) << out;
+  EXPECT_NE(out.find("  rank 0          291.7 = 75.2 / 146.6 / 69.9"), std::string::npos) << out;
+  ASSERT_EQ(run({"diagnose", "--input", (job / "rank_0").string(), "--json"}), 0) << child_->err();
+  EXPECT_EQ(json::parse(child_->out())["scenario"], "distributed");
+}
+
 TEST_F(DiagnoseCli, FaultsInjectedIntoTheAscendClusterProfileAreNamedWithTheirRankOrLink) {
   const fs::path cluster = kShared / "real/ascend/msinsight_gpt3_16rank_pp2";
   if (!fs::is_directory(cluster)) GTEST_SKIP() << "no shared 16-rank Ascend cluster folder";

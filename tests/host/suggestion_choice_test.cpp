@@ -1,6 +1,7 @@
 // The console shows the best suggestion of every cause answered before a second one of any cause.
 #include <gtest/gtest.h>
 
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "suggestion_choice.hpp"
@@ -12,7 +13,7 @@ using nlohmann::json;
 
 json suggestions(std::initializer_list<const char*> causes) {
   json out = json::array();
-  for (const char* c : causes) out.push_back({{"root_cause", c}, {"title", "t"}});
+  for (const char* c : causes) out.push_back({{"root_cause", c}, {"title", fmt::format("t{}", out.size())}});
   return out;
 }
 
@@ -23,6 +24,15 @@ TEST(SuggestionChoice, EveryCauseGetsItsBestSuggestionFirst) {
   EXPECT_EQ(suggestions_to_show(s, 3), (std::vector<std::size_t>{0, 1, 3}));
   EXPECT_EQ(suggestions_to_show(s, 2), (std::vector<std::size_t>{0, 3}));
   EXPECT_EQ(suggestions_to_show(s, 10), (std::vector<std::size_t>{0, 1, 2, 3, 4}));
+}
+
+TEST(SuggestionChoice, AFixThatAnswersTwoCausesIsShownOnce) {
+  json s = suggestions({"small_packets", "small_packets", "small_bucket_size", "small_bucket_size"});
+  s[0]["title"] = "Raise DDP's bucket_cap_mb to 25";
+  s[1]["title"] = "Coalesce small tensors";
+  s[2]["title"] = "Raise DDP's bucket_cap_mb to 25";
+  s[3]["title"] = "Overlap the allreduce";
+  EXPECT_EQ(suggestions_to_show(s, 3), (std::vector<std::size_t>{0, 1, 3}));
 }
 
 TEST(SuggestionChoice, OneCauseKeepsItsOrderAndMoreCausesThanRoomKeepTheLikeliest) {

@@ -63,6 +63,30 @@ TEST(AscendProfilerDir, FilesOptionPicksKinds) {
   for (const auto& b : batches) EXPECT_THAT(b.source_path, ::testing::EndsWith("step_trace_time.csv"));
 }
 
+// A pipeline that reads the cluster files with their own readers takes only the ranks' files from here.
+TEST(AscendProfilerDir, ClusterFalseLeavesTheClusterFilesOut) {
+  Harness h(ascend_profiler_dir_factory(),
+            {{"path", fixture("ascend/run")}, {"files", {"step_trace_time"}}, {"cluster", false}});
+  ASSERT_EQ(run(h), "");
+  const auto batches = record_batches(h);
+  ASSERT_EQ(batches.size(), 2u);
+  for (const auto& b : batches) EXPECT_EQ(base(b.source_path), "step_trace_time.csv");
+  EXPECT_EQ(batches[0].records[0].key.rank, 0);
+  EXPECT_EQ(batches[1].records[0].key.rank, 1);
+}
+
+// A pipeline that takes whatever a run's folder holds (the distributed one, for Kineto traces too): an
+// optional reader finds no profiler files and emits nothing, as for a missing folder; a required one fails.
+TEST(AscendProfilerDir, AnOptionalReaderOfAFolderWithoutProfilerFilesEmitsNothing) {
+  TempDir dir;
+  dir.write("rank0.trace.json", "{\"traceEvents\": []}");
+  Harness optional(ascend_profiler_dir_factory(), {{"path", dir.path().string()}, {"optional", true}});
+  ASSERT_EQ(run(optional), "");
+  EXPECT_TRUE(record_batches(optional).empty());
+  Harness required(ascend_profiler_dir_factory(), {{"path", dir.path().string()}});
+  EXPECT_THAT(run(required), ::testing::HasSubstr("found none"));
+}
+
 TEST(AscendProfilerDir, UnknownFileKindsAreAConfigProblem) {
   try {
     Harness h(ascend_profiler_dir_factory(), {{"path", "x"}, {"files", {"kernel_detail"}}});

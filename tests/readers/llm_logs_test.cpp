@@ -314,6 +314,13 @@ TEST(TrainLog, SniffClaimsLogsByTheirLines) {
                      false}),
             60);
   EXPECT_EQ(f.sniff({"a/x.log", "hello\nworld\n", false}), 0);
+  // An Ascend profiler operator_details.csv quotes the training script in its call stacks.
+  EXPECT_EQ(f.sniff({"ASCEND_PROFILER_OUTPUT/operator_details.csv",
+                     "Name,Input Shapes,Call Stack,Host Self "
+                     "Duration(us)\naten::empty,\";\",\"../../pretrain_gpt.py(122): "
+                     "<module>\",66.25\n",
+                     false}),
+            0);
   EXPECT_EQ(f.sniff({"a/m.jsonl", "{\"step\": 1, \"loss\": 2.0}\n{\"step\": 2, \"loss\": 1.0}\n", false}), 0);
   EXPECT_EQ(f.sniff({"a", "", true}), 0);
 }

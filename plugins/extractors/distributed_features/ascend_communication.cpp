@@ -15,6 +15,13 @@ double number(const nlohmann::json& object, const char* key) {
 }  // namespace
 
 void AscendCommunication::add(const Record& record, const std::string& source) {
+  const auto verdict = preference_.see(source);
+  if (!verdict.counts) return;
+  if (verdict.restart) {
+    ranks_.clear();
+    source_.clear();
+    first_step_ = last_step_ = -1;
+  }
   const nlohmann::json& f = record.fields;
   // The per-rank file repeats every op in a "Total Op Info" aggregate: count each op once.
   if (const auto it = f.find("aggregate"); it != f.end() && it->is_boolean() && it->get<bool>()) return;

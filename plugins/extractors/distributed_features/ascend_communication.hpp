@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cann_debug/messages.hpp"
+#include "cluster_source.hpp"
 
 namespace cann_debug::plugins::distributed {
 
@@ -33,6 +34,7 @@ class AscendCommunication {
   std::map<std::int64_t, Rank> ranks_;
   std::string source_;
   std::int64_t first_step_ = -1, last_step_ = -1;
+  ClusterPreference preference_;
 };
 
 }  // namespace cann_debug::plugins::distributed

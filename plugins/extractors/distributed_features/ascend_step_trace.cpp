@@ -72,6 +72,14 @@ struct StageFigures {
 }  // namespace
 
 void AscendStepTrace::add(const Record& record, const std::string& source) {
+  const auto verdict = preference_.see(source);
+  if (!verdict.counts) return;
+  if (verdict.restart) {
+    ranks_.clear();
+    stage_of_rank_.clear();
+    stage_rows_ = 0;
+    source_.clear();
+  }
   const nlohmann::json& f = record.fields;
   if (const auto t = f.find("type"); t != f.end() && t->is_string() && t->get<std::string>() != "rank") {
     if (t->get<std::string>() != "stage") return;

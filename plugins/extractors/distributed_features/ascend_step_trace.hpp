@@ -17,6 +17,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cann_debug/messages.hpp"
+#include "cluster_source.hpp"
 
 namespace cann_debug::plugins::distributed {
 
@@ -49,6 +50,7 @@ class AscendStepTrace {
   std::map<std::int64_t, std::int64_t> stage_of_rank_;  // from the stage rows' rank tuples
   std::int64_t stage_rows_ = 0;
   std::string source_;
+  ClusterPreference preference_;
 };
 
 }  // namespace cann_debug::plugins::distributed

@@ -26,8 +26,13 @@ class DirSource final : public readers::ItemSource {
         skip_(ctx.config.str("bad_file") == "skip") {
     std::set<std::string> wanted;
     for (const auto& k : ctx.config.strings("files")) wanted.insert(k);
-    for (auto& f : ascend::find_profiler_files(ctx.path, static_cast<int>(ctx.config.integer("max_depth"))))
-      if (wanted.empty() || wanted.contains(std::string(ascend::to_string(f.kind))))
+    const bool cluster = ctx.config.boolean("cluster");
+    // optional: a folder without profiler files is no more an error than a missing one.
+    const bool optional = ctx.config.has("optional") && ctx.config.boolean("optional");
+    for (auto& f :
+         ascend::find_profiler_files(ctx.path, static_cast<int>(ctx.config.integer("max_depth")), optional))
+      if ((wanted.empty() || wanted.contains(std::string(ascend::to_string(f.kind)))) &&
+          (cluster || !f.cluster))
         files_.push_back(std::move(f));
     host_.logger().info("{}: {} profiler file(s)", ctx.path, files_.size());
   }
@@ -103,6 +108,11 @@ readers::ReaderSpec make_spec() {
        .description = "which kinds to read (step_trace_time, kernel_details, op_statistic, communication, "
                       "communication_matrix, memory_record, operator_memory, npu_module_mem); empty = all",
        .default_value = nlohmann::json::array()},
+      {.name = "cluster",
+       .type = OptionType::kBool,
+       .description = "read the cluster_analysis_output files too (false: only the ranks' own files, for a "
+                      "pipeline that reads the cluster files with readers of their own)",
+       .default_value = true},
       {.name = "max_depth",
        .type = OptionType::kInt,
        .description = "how many folder levels below path are searched",

@@ -122,3 +122,50 @@ TEST(AscendStepTrace, OneRankSaysNothingAcrossRanks) {
 
 }  // namespace
 }  // namespace cann_debug::plugins::distributed
+
+namespace cann_debug::plugins::distributed {
+namespace {
+
+Record own_file_row(std::int64_t rank, double computing, double comm, double free) {
+  Record r;
+  r.key.rank = rank;  // the ranks' own step_trace_time.csv: the rank comes from the folder
+  r.fields = {{"computing", computing}, {"communication_not_overlapped", comm}, {"free", free}, {"step", 2}};
+  return r;
+}
+
+// A run folder with msprof-analyze's cluster file and the ranks' own files beside it: the cluster file's rows
+// are the ones read, whichever arrives first; without a cluster file the ranks' own files are the input.
+TEST(AscendStepTrace, TheClusterFileWinsOverTheRanksOwnFiles) {
+  for (const bool cluster_first : {true, false}) {
+    AscendStepTrace t;
+    const auto own = [&] {
+      t.add(own_file_row(0, 80'000, 100'000, 1'000'000),
+            "run/rank_0/ASCEND_PROFILER_OUTPUT/step_trace_time.csv");
+      t.add(own_file_row(1, 80'000, 100'000, 3'000'000),
+            "run/rank_1/ASCEND_PROFILER_OUTPUT/step_trace_time.csv");
+    };
+    const auto cluster = [&] {
+      t.add(row(0, 80'000, 100'000, 1'000'000), "run/cluster_analysis_output/cluster_step_trace_time.csv");
+      t.add(row(1, 80'000, 100'000, 1'000'000), "run/cluster_analysis_output/cluster_step_trace_time.csv");
+    };
+    if (cluster_first) {
+      cluster();
+      own();
+    } else {
+      own();
+      cluster();
+    }
+    const Out f = features_of(t);
+    EXPECT_EQ(f.sets.size(), 2u) << cluster_first;
+    EXPECT_DOUBLE_EQ(f.value("step.time"), 1180.0) << cluster_first;  // not the own files' 3180 ms rank
+  }
+  AscendStepTrace own_only;
+  own_only.add(own_file_row(0, 80'000, 100'000, 1'000'000), "r0/step_trace_time.csv");
+  own_only.add(own_file_row(1, 80'000, 100'000, 3'000'000), "r1/step_trace_time.csv");
+  const Out f = features_of(own_only);
+  EXPECT_EQ(f.sets.size(), 2u);
+  EXPECT_NEAR(f.value("rank.idle_skew"), 2000.0 / 2180.0, 1e-9);  // rank 1 idles 2 s more
+}
+
+}  // namespace
+}  // namespace cann_debug::plugins::distributed

@@ -70,7 +70,7 @@ std::int32_t worker_rank(const std::string& worker_dir) {
   return -1;
 }
 
-std::vector<ProfilerFile> find_profiler_files(const std::string& root, int max_depth) {
+std::vector<ProfilerFile> find_profiler_files(const std::string& root, int max_depth, bool none_is_fine) {
   std::vector<ProfilerFile> files;
   std::map<std::int32_t, std::string> rank_owner;
   auto add_worker = [&](const fs::path& worker, const fs::path& output) {
@@ -109,7 +109,7 @@ std::vector<ProfilerFile> find_profiler_files(const std::string& root, int max_d
       }
     }
   }
-  if (files.empty())
+  if (files.empty() && !none_is_fine)
     readers::fail_file(
         root, fmt::format("expected *_ascend_pt/{}/ or {}/ folders with profiler files (kernel_details.csv, "
                           "step_trace_time.csv, communication.json, ...), found none",

@@ -27,8 +27,9 @@ struct ProfilerFile {
 
 /// Every profiler file under `root` (at most `max_depth` folders deep), per-rank files sorted by rank then
 /// folder then kind, cluster files last. Throws ParseError when two folders claim the same rank, or when
-/// nothing is found.
-std::vector<ProfilerFile> find_profiler_files(const std::string& root, int max_depth = 6);
+/// nothing is found (unless `none_is_fine`: a pipeline that reads whatever a run's folder holds).
+std::vector<ProfilerFile> find_profiler_files(const std::string& root, int max_depth = 6,
+                                              bool none_is_fine = false);
 
 /// The rank of a worker folder: profiler_info_{rank}.json, then "rank_id" in profiler_info*.json, then
 /// "rank<N>" / "rank_<N>" in the folder name; -1 when none says it.
