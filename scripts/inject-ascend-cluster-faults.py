@@ -5,6 +5,8 @@ profiler would have recorded it.
     scripts/inject-ascend-cluster-faults.py --input DIR --fault ID --output OUT [--magnitude medium]
         [--rank N] [--seed S]
     scripts/inject-ascend-cluster-faults.py --input DIR --matrix OUT      # every fault x magnitude x seed
+    scripts/inject-ascend-cluster-faults.py --input DIR --ranks 4096 --fault straggler_rank --output OUT
+                                                  # the same job scaled to 4096 ranks (DP replicas) first
 
 DIR is a cluster profile folder (cluster_analysis_output/cluster_step_trace_time.csv, optionally
 cluster_communication.json, and rank_*/ASCEND_PROFILER_OUTPUT/ step_trace_time.csv and communication.json
@@ -128,21 +130,25 @@ class Cluster:
                             if r[self.cluster.header.index("Type")] == "rank")
         if not self.stages:
             self.stages = [self.ranks]
+        # Indexes: a thousand-rank job (--ranks) would otherwise scan every row for every rank.
+        t = self.cluster
+        self._rows = {}
+        for r in t.rows:
+            if r[t.header.index("Type")] == "rank":
+                self._rows.setdefault(int(r[t.header.index("Index")]), []).append((t, r))
+        for rank, table in self.rank_tables.items():
+            self._rows.setdefault(rank, []).extend((table, r) for r in table.rows)
+        self._stage = {}
+        for i, members in enumerate(self.stages):
+            for m in members:
+                self._stage.setdefault(m, i)
 
     def rows_of(self, rank):
         """(table, row) pairs holding this rank's figures."""
-        t = self.cluster
-        out = [(t, r) for r in t.rows if r[t.header.index("Type")] == "rank"
-               and int(r[t.header.index("Index")]) == rank]
-        if rank in self.rank_tables:
-            out += [(self.rank_tables[rank], r) for r in self.rank_tables[rank].rows]
-        return out
+        return self._rows.get(rank, [])
 
     def stage_of(self, rank):
-        for i, members in enumerate(self.stages):
-            if rank in members:
-                return i
-        return 0
+        return self._stage.get(rank, 0)
 
     def stage_step(self, stage):
         steps = sorted(step_of(t, r) for rank in self.stages[stage] for t, r in self.rows_of(rank)[:1])
@@ -254,13 +260,20 @@ def slow_transport(infos, rank, factor):
     return busiest, extra
 
 
-def add_wait(infos, rank, extra_ms):
-    """Spreads extra_ms of waiting over the rank's ops, by their elapse time (Total Op Info gets it all)."""
-    ops = [(op, info) for r, op, info in infos if r == rank and op != "Total Op Info"]
-    total = sum(info["Communication Time Info"].get("Elapse Time(ms)", 0) for _, info in ops) or 1.0
+def by_rank(infos):
+    out = {}
     for r, op, info in infos:
-        if r != rank:
-            continue
+        out.setdefault(r, []).append((r, op, info))
+    return out
+
+
+def add_wait(infos, rank, extra_ms):
+    """Spreads extra_ms of waiting over the rank's ops, by their elapse time (Total Op Info gets it all).
+    `infos`: the rank's own (rank, op, info) triples (by_rank) or all of them."""
+    mine = [(r, op, info) for r, op, info in infos if r == rank]
+    ops = [(op, info) for _, op, info in mine if op != "Total Op Info"]
+    total = sum(info["Communication Time Info"].get("Elapse Time(ms)", 0) for _, info in ops) or 1.0
+    for r, op, info in mine:
         time = info["Communication Time Info"]
         share = 1.0 if op == "Total Op Info" else time.get("Elapse Time(ms)", 0) / total
         time["Wait Time(ms)"] = time.get("Wait Time(ms)", 0) + extra_ms * share
@@ -270,13 +283,71 @@ def add_wait(infos, rank, extra_ms):
                                                                       time.get("Transit Time(ms)", 0) or 1), 4)
 
 
-def inject(src, out, fault, magnitude, seed, rank=None):
+def shifted(text, offset):
+    return "(" + ", ".join(str(m + offset) for m in ranks_of(text)) + ")"
+
+
+def replicate(folder, ranks):
+    """Scales the cluster folder in place to `ranks` ranks: ranks / R data-parallel replicas of its R ranks,
+    rank k of replica j being k + j*R. A stage row names its stage's ranks of every replica (the job keeps its
+    pipeline depth); a communication group of the recording becomes one group per replica, the p2p entries
+    are merged. The ranks' own folders and the other cluster files are left out: the scaled job is its
+    cluster_step_trace_time.csv and cluster_communication.json."""
+    out = os.path.join(folder, "cluster_analysis_output")
+    table = Table(os.path.join(out, "cluster_step_trace_time.csv"))
+    typ, index = table.header.index("Type"), table.header.index("Index")
+    recorded = sorted({int(r[index]) for r in table.rows if r[typ] == "rank"})
+    width = max(recorded) + 1 if recorded else 0
+    if width == 0 or ranks % width:
+        sys.exit(f"{folder}: --ranks {ranks} is not a multiple of the {width} ranks recorded")
+    replicas = ranks // width
+    rows = []
+    for r in table.rows:
+        if r[typ] == "rank":
+            for j in range(replicas):
+                copy = list(r)
+                copy[index] = str(int(r[index]) + j * width)
+                rows.append(copy)
+        else:
+            copy = list(r)
+            copy[index] = "(" + ", ".join(str(m + j * width) for j in range(replicas)
+                                          for m in ranks_of(r[index])) + ")"
+            rows.append(copy)
+    table.rows = rows
+    table.write()
+    path = os.path.join(out, "cluster_communication.json")
+    if os.path.exists(path):
+        with open(path) as f:
+            doc = json.load(f)
+        scaled = {}
+        for group, steps in doc.items():
+            for j in range(replicas):
+                key = group if group == "p2p" else shifted(group, j * width)
+                for step, ops in steps.items():
+                    for op, per_rank in ops.items():
+                        target = scaled.setdefault(key, {}).setdefault(step, {}).setdefault(op, {})
+                        for rank, info in per_rank.items():
+                            name = str(int(rank) + j * width) if rank.isdigit() else rank
+                            target[name] = json.loads(json.dumps(info))
+        with open(path, "w") as f:
+            json.dump(scaled, f)
+    for name in os.listdir(out):
+        if name not in ("cluster_step_trace_time.csv", "cluster_communication.json"):
+            os.remove(os.path.join(out, name))
+    for name in os.listdir(folder):
+        if re.fullmatch(r"rank_?\d+", name):
+            shutil.rmtree(os.path.join(folder, name))
+
+
+def inject(src, out, fault, magnitude, seed, rank=None, ranks=None):
     if os.path.exists(out):
         shutil.rmtree(out)
     shutil.copytree(src, out)
     for base, dirs, files in os.walk(out):
         for name in dirs + files:
             os.chmod(os.path.join(base, name), 0o755 if name in dirs else 0o644)
+    if ranks:
+        replicate(out, ranks)
     rng = random.Random(seed)
     c = Cluster(out)
     docs = []
@@ -309,10 +380,10 @@ def inject(src, out, fault, magnitude, seed, rank=None):
             s = c.stage_of(other)
             c.wait(other, delay, in_receives=s != stage and c.has_bubble(s))
         for _, kind, doc in docs:
-            infos = op_infos(doc, kind)
+            infos = by_rank(op_infos(doc, kind))
             for r in comm_ranks:
                 if r != slow:
-                    add_wait(infos, r, delay / 1000.0)
+                    add_wait(infos.get(r, []), r, delay / 1000.0)
         params.update({"rank": slow, "where": where, "delay_ms": round(delay / 1000.0, 3)})
         notes += f"; rank {slow} spends {delay / 1000.0:.1f} ms more per step on the {where}"
     elif fault == "slow_link":
@@ -325,10 +396,10 @@ def inject(src, out, fault, magnitude, seed, rank=None):
             link, extra = slow_transport(op_infos(doc, kind), slow, factor)
             extra_ms = max(extra_ms, extra)
         for _, kind, doc in docs:
-            infos = op_infos(doc, kind)
+            infos = by_rank(op_infos(doc, kind))
             for r in comm_ranks:
                 if r != slow:
-                    add_wait(infos, r, extra_ms)
+                    add_wait(infos.get(r, []), r, extra_ms)
         for other in c.stages[c.stage_of(slow)]:
             c.wait(other, extra_ms * 1000.0, in_receives=False)
         params.update({"rank": slow, "link": f"{link}:rank{slow}", "bandwidth_factor": factor})
@@ -383,6 +454,8 @@ def main():
     ap.add_argument("--rank", type=int, help="the slow rank (straggler_rank, slow_link)")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--matrix", help="write every fault x magnitude x 3 seeds (and 6 healthy) under this folder")
+    ap.add_argument("--ranks", type=int, help="scale the job to this many ranks first: data-parallel replicas of "
+                    "the recorded ranks (a multiple of them), each jittered on its own")
     a = ap.parse_args()
     if not os.path.exists(os.path.join(a.input, "cluster_analysis_output", "cluster_step_trace_time.csv")):
         sys.exit(f"{a.input}: expected cluster_analysis_output/cluster_step_trace_time.csv (an msprof-analyze "
@@ -390,20 +463,20 @@ def main():
     if a.matrix:
         n = 0
         for seed in range(6):
-            inject(a.input, os.path.join(a.matrix, f"ascend-none-{seed}"), "none", "medium", seed)
+            inject(a.input, os.path.join(a.matrix, f"ascend-none-{seed}"), "none", "medium", seed, ranks=a.ranks)
             n += 1
         for fault in FAULTS[1:]:
             for magnitude in MAGNITUDES:
                 for seed in range(3):
                     s = 100 * FAULTS.index(fault) + 10 * MAGNITUDES.index(magnitude) + seed
                     inject(a.input, os.path.join(a.matrix, f"ascend-{fault}-{magnitude}-{seed}"), fault,
-                           magnitude, s)
+                           magnitude, s, ranks=a.ranks)
                     n += 1
         print(f"inject-ascend-cluster-faults: {n} cases in {a.matrix}")
         return
     if not a.output:
         ap.error("--output is required without --matrix")
-    e = inject(a.input, a.output, a.fault, a.magnitude, a.seed, a.rank)
+    e = inject(a.input, a.output, a.fault, a.magnitude, a.seed, a.rank, a.ranks)
     print(json.dumps(e))
 
 

@@ -494,6 +494,33 @@ TEST_F(DiagnoseCli, TheRanksOwnAscendProfilerFoldersAreADistributedJob) {
   EXPECT_EQ(json::parse(child_->out())["scenario"], "distributed");
 }
 
+// The 16-rank profile scaled to a 1024-rank job (64 data-parallel replicas, each rank jittered on its own):
+// healthy stays healthy, and one straggler among 1024 ranks is named (scripts/bench-cluster-scale.py times
+// it up to 4096 ranks).
+TEST_F(DiagnoseCli, AThousandRankJobNamesItsStraggler) {
+  const fs::path cluster = kShared / "real/ascend/msinsight_gpt3_16rank_pp2";
+  if (!fs::is_directory(cluster)) GTEST_SKIP() << "no shared 16-rank Ascend cluster folder";
+  if (!fs::exists("/usr/bin/python3")) GTEST_SKIP() << "no /usr/bin/python3";
+  for (const std::string fault : {"none", "straggler_rank"}) {
+    const fs::path dir = scratch_ / ("ranks1024-" + fault);
+    cann_debug::testing::ChildProcess py(
+        {"/usr/bin/python3",
+         (fs::path(CANN_DEBUG_SOURCE_DIR) / "scripts/inject-ascend-cluster-faults.py").string(), "--input",
+         cluster.string(), "--ranks", "1024", "--fault", fault, "--rank", "777", "--seed", "2", "--output",
+         dir.string()},
+        scratch_);
+    ASSERT_EQ(py.wait(std::chrono::seconds(120)), 0) << fault;
+    ASSERT_EQ(run({"diagnose", "--input", dir.string(), "--json"}), 0) << child_->err();
+    const json doc = json::parse(child_->out());
+    if (fault == "none") {
+      EXPECT_EQ(doc["root_causes"][0]["id"], "healthy") << doc["root_causes"].dump();
+      continue;
+    }
+    EXPECT_EQ(doc["root_causes"][0]["id"], "straggler_rank") << doc["root_causes"].dump();
+    EXPECT_EQ(doc["details"]["who_waited_for_whom"]["late_rank"].get<double>(), 777.0);
+  }
+}
+
 TEST_F(DiagnoseCli, FaultsInjectedIntoTheAscendClusterProfileAreNamedWithTheirRankOrLink) {
   const fs::path cluster = kShared / "real/ascend/msinsight_gpt3_16rank_pp2";
   if (!fs::is_directory(cluster)) GTEST_SKIP() << "no shared 16-rank Ascend cluster folder";
