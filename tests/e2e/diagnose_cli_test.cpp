@@ -521,6 +521,38 @@ TEST_F(DiagnoseCli, AThousandRankJobNamesItsStraggler) {
   }
 }
 
+// One device's Ascend profiler folder without collectives goes to the operator view: a real
+// kernel_details.csv as recorded (0.2% of its task time on the AI CPU) is not a fallback; the same file with
+// its hottest AI Core operator moved to the AI CPU (scripts/inject-ascend-aicpu-fallback.py) is, and the
+// operator is named and answered.
+TEST_F(DiagnoseCli, AnAiCpuFallbackInARealKernelDetailsFileIsNamed) {
+  const fs::path kernels = kShared / "real/ascend/mstt/kernel_details_2023_arithutil.csv";
+  if (!fs::exists(kernels)) GTEST_SKIP() << "no shared Ascend kernel_details.csv";
+  if (!fs::exists("/usr/bin/python3")) GTEST_SKIP() << "no /usr/bin/python3";
+  for (const std::string fault : {"none", "aicpu_fallback"}) {
+    const fs::path dir = scratch_ / ("device-" + fault);
+    cann_debug::testing::ChildProcess py(
+        {"/usr/bin/python3",
+         (fs::path(CANN_DEBUG_SOURCE_DIR) / "scripts/inject-ascend-aicpu-fallback.py").string(), "--input",
+         kernels.string(), "--fault", fault, "--output", dir.string()},
+        scratch_);
+    ASSERT_EQ(py.wait(std::chrono::seconds(60)), 0) << fault;
+    ASSERT_EQ(run({"diagnose", "--input", dir.string(), "--json"}), 0) << child_->err();
+    const json doc = json::parse(child_->out());
+    EXPECT_EQ(doc["scenario"], "inference");
+    EXPECT_FALSE(doc["details"].contains("undetermined")) << doc["details"].dump();
+    if (fault == "none") {
+      EXPECT_NE(doc["root_causes"][0]["id"], "aicpu_fallback") << doc["root_causes"].dump();
+      continue;
+    }
+    ASSERT_EQ(doc["root_causes"][0]["id"], "aicpu_fallback") << doc["root_causes"].dump();
+    EXPECT_EQ(doc["root_causes"][0]["evidence"][0]["id"], "MatMul");
+    ASSERT_FALSE(doc["suggestions"].empty());
+    EXPECT_EQ(doc["suggestions"][0]["title"],
+              "Keep MatMul on the AI Core: give it a dtype and a shape the AI Core supports");
+  }
+}
+
 TEST_F(DiagnoseCli, FaultsInjectedIntoTheAscendClusterProfileAreNamedWithTheirRankOrLink) {
   const fs::path cluster = kShared / "real/ascend/msinsight_gpt3_16rank_pp2";
   if (!fs::is_directory(cluster)) GTEST_SKIP() << "no shared 16-rank Ascend cluster folder";

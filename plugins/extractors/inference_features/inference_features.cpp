@@ -13,6 +13,7 @@
 
 #include "cann_debug/messages.hpp"
 #include "config_facts.hpp"
+#include "device_tasks.hpp"
 #include "feature_builder.hpp"
 #include "host_features.hpp"
 #include "request_features.hpp"
@@ -77,7 +78,11 @@ class InferenceFeatures final : public Component {
 
   void process(const Envelope& message, std::size_t port, Emitter& /*out*/) override {
     if (message.is<RecordBatch>()) {
-      read_requests(message.as<RecordBatch>(), requests_);
+      const auto& batch = message.as<RecordBatch>();
+      if (batch.schema == kKernelDetailsSchema)
+        device_.add(batch);
+      else
+        read_requests(batch, requests_);
     } else if (message.is<MetricBatch>()) {
       host_.add(message.as<MetricBatch>());
     } else if (message.is<EventBatch>()) {
@@ -106,6 +111,7 @@ class InferenceFeatures final : public Component {
     else if (config_ && config_->cpu_count)
       cores = config_->cpu_count;
     host_.features(cores, set.features);
+    device_.features(set.features);
     if (config_) config_features(*config_, set.features);
     out.emit(0, CorrelationKey{}, std::move(set));
   }
@@ -115,6 +121,7 @@ class InferenceFeatures final : public Component {
   std::vector<Request> requests_;
   std::vector<Slice> slices_;
   HostSamples host_;
+  DeviceTasks device_;
   std::optional<ConfigFacts> config_;
 };
 

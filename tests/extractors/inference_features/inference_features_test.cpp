@@ -4,6 +4,7 @@
 #include <cmath>
 #include <stdexcept>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "cann_debug/manifest.hpp"
@@ -113,6 +114,44 @@ TEST(InferenceFeatures, LatencyDistributionAndColdStart) {
   EXPECT_FALSE(find(set, "cpu.runnable_per_core"));
   EXPECT_FALSE(find(set, "config.threads_per_core"));
   EXPECT_FALSE(find(set, "load.offered_utilization"));
+}
+
+// kernel_details.csv rows (ascend_kernel_details records): where the device's task time went.
+Envelope kernel_details(const std::vector<std::tuple<const char*, const char*, double>>& tasks) {
+  RecordBatch b;
+  b.schema = "ascend.kernel_details/1";
+  b.source_path = "w_ascend_pt/ASCEND_PROFILER_OUTPUT/kernel_details.csv";
+  for (const auto& [type, core, us] : tasks) {
+    Record r;
+    r.fields = {{"type", type},
+                {"name", std::string(type) + "_1"},
+                {"accelerator_core", core},
+                {"duration_ns", us * 1000.0}};
+    b.records.push_back(std::move(r));
+  }
+  return Envelope::make(CorrelationKey{}, std::move(b));
+}
+
+TEST(InferenceFeatures, AiCpuShareOfTheDeviceTaskTime) {
+  // 600 us of AI Core work, 300 us of two AI CPU operators, 900 us of HCCL (not compute), one task without
+  // a duration.
+  const auto set = run({{kRecords, kernel_details({{"MatMul", "AI_CORE", 500},
+                                                   {"Add", "AI_VECTOR_CORE", 100},
+                                                   {"GatherV2", "AI_CPU", 200},
+                                                   {"NonZero", "AI_CPU", 100},
+                                                   {"hcom_allReduce_", "HCCL", 900}})}});
+  EXPECT_NEAR(value(set, "device.compute_task_ms"), 0.9, 1e-12);
+  EXPECT_NEAR(value(set, "device.aicpu_share"), 300.0 / 900.0, 1e-12);
+  const auto share = find(set, "device.aicpu_share");
+  ASSERT_TRUE(share && share->evidence.size() == 3u);
+  EXPECT_EQ(share->evidence[0].id, "GatherV2");  // the AI CPU operator of most time first
+  EXPECT_EQ(share->evidence[1].id, "NonZero");
+  EXPECT_EQ(share->evidence[2].kind, "series");
+  EXPECT_NEAR(value(set, "device.top_op_share"), 500.0 / 900.0, 1e-12);
+  EXPECT_EQ(find(set, "device.top_op_share")->evidence[0].id, "MatMul");
+  // A request log's rows are not device tasks, and no kernel_details means no device feature.
+  const auto requests_only = run({{kRecords, request_records(cold_start_requests())}});
+  EXPECT_FALSE(find(requests_only, "device.aicpu_share"));
 }
 
 TEST(InferenceFeatures, QueueGrowthOfAnOverloadedServer) {
