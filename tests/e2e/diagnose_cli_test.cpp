@@ -550,6 +550,14 @@ TEST_F(DiagnoseCli, AnAiCpuFallbackInARealKernelDetailsFileIsNamed) {
     ASSERT_FALSE(doc["suggestions"].empty());
     EXPECT_EQ(doc["suggestions"][0]["title"],
               "Keep MatMul on the AI Core: give it a dtype and a shape the AI Core supports");
+    // The file named on its own reads the same.
+    ASSERT_EQ(run({"diagnose", "--input",
+                   (dir / "device_ascend_pt" / "ASCEND_PROFILER_OUTPUT" / "kernel_details.csv").string(),
+                   "--json"}),
+              0)
+        << child_->err();
+    EXPECT_EQ(json::parse(child_->out())["root_causes"][0]["id"], "aicpu_fallback");
+    EXPECT_EQ(child_->err().find("warning"), std::string::npos) << child_->err();
   }
 }
 

@@ -87,6 +87,25 @@ TEST(AscendProfilerDir, AnOptionalReaderOfAFolderWithoutProfilerFilesEmitsNothin
   EXPECT_THAT(run(required), ::testing::HasSubstr("found none"));
 }
 
+// `diagnose --input .../kernel_details.csv`: one profiler file named on its own is read, with the rank of
+// the worker folder it sits in; a file of no profiler kind gives nothing when optional; folders still sniff.
+TEST(AscendProfilerDir, OneProfilerFileNamedOnItsOwn) {
+  const std::string file =
+      (fs::path(fixture("ascend/run")) / kW1 / "ASCEND_PROFILER_OUTPUT" / "step_trace_time.csv").string();
+  Harness h(ascend_profiler_dir_factory(), {{"path", file}});
+  ASSERT_EQ(run(h), "");
+  const auto batches = record_batches(h);
+  ASSERT_EQ(batches.size(), 1u);
+  EXPECT_EQ(batches[0].source_path, file);
+  EXPECT_EQ(batches[0].records[0].key.rank, 1);
+  Harness filtered(ascend_profiler_dir_factory(),
+                   {{"path", file}, {"files", {"kernel_details"}}, {"optional", true}});
+  ASSERT_EQ(run(filtered), "");
+  EXPECT_TRUE(record_batches(filtered).empty());
+  EXPECT_EQ(ascend_profiler_dir_factory().sniff({file, "", false}), 0);  // the per-file readers claim files
+  EXPECT_EQ(ascend_profiler_dir_factory().sniff({fixture("ascend/run"), "", true}), 95);
+}
+
 TEST(AscendProfilerDir, UnknownFileKindsAreAConfigProblem) {
   try {
     Harness h(ascend_profiler_dir_factory(), {{"path", "x"}, {"files", {"kernel_detail"}}});
@@ -145,9 +164,13 @@ TEST(AscendProfilerDir, MalformedInputs) {
     EXPECT_EQ(run(h), "/nonexistent/run: cannot open: No such file or directory");
   }
   {
-    Harness h(ascend_profiler_dir_factory(), {{"path", fixture("ascend/op_statistic.csv")}});
-    EXPECT_EQ(run(h),
-              fixture("ascend/op_statistic.csv") + ": cannot open: Not a directory (expected a folder)");
+    TempDir dir;
+    const std::string notes = dir / "notes.txt";
+    dir.write("notes.txt", "not a profiler file");
+    Harness h(ascend_profiler_dir_factory(), {{"path", notes}});
+    EXPECT_EQ(run(h), notes +
+                          ": expected an Ascend profiler file (kernel_details.csv, step_trace_time.csv, "
+                          "communication.json, ...) or a folder holding them");
   }
   {
     TempDir dir;

@@ -146,7 +146,8 @@ readers::ReaderSpec make_spec() {
                                   k)});
     return problems;
   };
-  spec.reads_directory = true;
+  // A folder, or one profiler file named on its own (what `files` and `cluster` allow of it).
+  spec.also_reads_directory = true;
   return spec;
 }
 

@@ -158,7 +158,8 @@ std::unique_ptr<Component> ReaderFactory::create(const CreateContext& ctx, const
 
 int ReaderFactory::sniff(const SniffInput& input) const {
   if (!spec_.sniff) return 0;
-  if (input.is_directory != spec_.reads_directory) return 0;
+  // A folder reader never claims a file; a file reader never claims a folder, unless it reads folders too.
+  if (input.is_directory != spec_.reads_directory && !spec_.also_reads_directory) return 0;
   return spec_.sniff(input);
 }
 

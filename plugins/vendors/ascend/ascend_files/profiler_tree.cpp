@@ -87,7 +87,22 @@ std::vector<ProfilerFile> find_profiler_files(const std::string& root, int max_d
 
   std::error_code ec;
   const fs::path top(root);
-  if (top.filename() == kOutputDir) {
+  if (fs::is_regular_file(top, ec)) {
+    // One profiler file named on its own (diagnose --input .../kernel_details.csv): its worker folder, when
+    // it sits in one, still gives the rank.
+    const std::string name = top.filename().string();
+    if (const auto kind = kind_from_file_name(name)) {
+      const bool cluster = name.starts_with("cluster_");
+      const fs::path parent = top.parent_path();
+      const bool in_output = !cluster && parent.filename() == kOutputDir;
+      files.push_back({top.string(), *kind, in_output ? worker_rank(parent.parent_path().string()) : -1,
+                       cluster, in_output ? parent.parent_path().string() : ""});
+    } else if (!none_is_fine) {
+      readers::fail_file(root,
+                         "expected an Ascend profiler file (kernel_details.csv, step_trace_time.csv, "
+                         "communication.json, ...) or a folder holding them");
+    }
+  } else if (top.filename() == kOutputDir) {
     add_worker(top.parent_path(), top);
   } else if (top.filename() == kClusterDir) {
     add_files_of(top, true, -1, "", files);

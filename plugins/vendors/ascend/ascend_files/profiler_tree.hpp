@@ -25,7 +25,8 @@ struct ProfilerFile {
   std::string worker;  // the *_ascend_pt folder ("" for cluster files)
 };
 
-/// Every profiler file under `root` (at most `max_depth` folders deep), per-rank files sorted by rank then
+/// Every profiler file under `root` (at most `max_depth` folders deep; `root` may also be one profiler file,
+/// by its name: kernel_details.csv, cluster_step_trace_time.csv, ...), per-rank files sorted by rank then
 /// folder then kind, cluster files last. Throws ParseError when two folders claim the same rank, or when
 /// nothing is found (unless `none_is_fine`: a pipeline that reads whatever a run's folder holds).
 std::vector<ProfilerFile> find_profiler_files(const std::string& root, int max_depth = 6,

@@ -34,7 +34,8 @@ struct ReaderSpec {
   /// Cross-field rules beyond "path is not empty" (optional).
   std::function<std::vector<ConfigProblem>(const Config&)> validate;
   bool reads_directory = false;  // the path must be a folder, not a file
-  /// The path may also be a folder (the source reads the files in it it claims); sniff() still sees files.
+  /// The path may be a file or a folder (the source reads the files in it it claims); sniff() sees both
+  /// (a reader that only wants files returns 0 for in.is_directory).
   /// Such readers get the option `claim` (bool, default false): a file their sniff() scores below
   /// kClaimScore is not read (nothing is emitted), so a pipeline can point them at whatever it was given.
   bool also_reads_directory = false;
