@@ -346,6 +346,17 @@ TEST_F(DiagnoseCli, FaultsWrittenIntoLargeModelLogsAreNamed) {
     }
 }
 
+// A node's hardware evidence alone (a kernel log with an Xid) used to be "cannot tell the scenario"; it is
+// read by the graph that holds the hardware causes.
+TEST_F(DiagnoseCli, AKernelLogAloneIsReadAsHardwareEvidence) {
+  const fs::path dmesg = kShared / "real/gpu_host/dmesg-with-xid-119.log";
+  if (!fs::exists(dmesg)) GTEST_SKIP() << "no shared kernel log";
+  ASSERT_EQ(run({"diagnose", "--input", dmesg.string(), "--json"}), 0) << child_->err();
+  const json doc = json::parse(child_->out());
+  EXPECT_EQ(doc["scenario_from"], "hardware evidence only, dmesg-with-xid-119.log: a kernel log");
+  EXPECT_EQ(doc["root_causes"][0]["id"], "hardware_fault") << doc["root_causes"].dump();
+}
+
 TEST_F(DiagnoseCli, AnNvidiaSmiCaptureBesideTheLogNamesAFailingGpu) {
   if (!fs::exists("/usr/bin/python3")) GTEST_SKIP() << "no /usr/bin/python3";
   // A healthy synthesized Megatron log; beside it the node's nvidia-smi -q -x, first with no fault, then
