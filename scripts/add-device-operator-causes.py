@@ -17,8 +17,9 @@ ranked on its prior.
 
 Idempotent: a cause already present is left as it is; the variable is (re)written as this script says.
 """
-import json
 import sys
+
+from causal_graph_edit import add_root_states, copy_rows, note_hand_set, put_variable, rewrite, root_of
 
 PRIOR = 0.02
 CAUSE = "aicpu_fallback"
@@ -45,54 +46,20 @@ NOTE = (" Device-operator cause from an Ascend profiler folder (hand-set, script
 
 
 def add(graph):
-    variables = graph["variables"]
-    root = next(v for v in variables if v["name"] == "root_cause")
-    new = CAUSE not in root["states"]
+    root = root_of(graph)
+    new = add_root_states(graph, [CAUSE], PRIOR)
     if new:
-        prior = root["cpt"][0] if isinstance(root["cpt"][0], list) else root["cpt"]
-        prior[:] = [round(p * (1.0 - PRIOR), 6) for p in prior] + [PRIOR]
-        root["states"].append(CAUSE)
         root["description"] += NOTE
-        healthy = root["states"].index("healthy")
-        for v in variables:
-            if v is root:
-                continue
-            if v.get("parents") != ["root_cause"]:
-                raise SystemExit(f"{graph['name']}: variable {v['name']} has parents {v.get('parents')}, "
-                                 "only root_cause children are handled")
-            rows = v["cpt"]
-            if rows and isinstance(rows[0], dict):
-                row = next(r for r in rows if r["given"].get("root_cause") == "healthy")
-                rows.append({"given": {"root_cause": CAUSE}, "p": list(row["p"])})
-            else:
-                rows.append(list(rows[healthy]))
-    variable = dict(VARIABLE, cpt=[list(SPEAKS) if c == CAUSE else list(OTHERS) for c in root["states"]])
-    at = next((i for i, v in enumerate(variables) if v["name"] == variable["name"]), None)
-    if at is None:
-        variables.append(variable)
-    else:
-        variables[at] = variable
-    learned = graph.get("_learned")
-    if learned is not None and new:
-        learned["hand_set"] = (learned.get("hand_set", "") + " Added after this learning run and not learnt "
-                               f"(scripts/add-device-operator-causes.py): the root state {CAUSE} (prior {PRIOR}, "
-                               "the others scaled), its rows in every variable (the healthy row) and aicpu_share.")
-
-
-def main():
-    if len(sys.argv) < 2:
-        sys.exit(__doc__)
-    for path in sys.argv[1:]:
-        with open(path) as f:
-            graph = json.load(f)
-        if graph.get("name") != "inference":
-            sys.exit(f"{path}: expected the inference graph, got '{graph.get('name')}'")
-        add(graph)
-        with open(path, "w") as f:
-            json.dump(graph, f, indent=1, ensure_ascii=False)
-            f.write("\n")
-        print(f"{path}: {CAUSE} and aicpu_share")
+        for v in graph["variables"]:
+            if v is not root:
+                copy_rows(graph, v, CAUSE, "healthy")
+        note_hand_set(graph, "Added after this learning run and not learnt (scripts/add-device-operator-causes.py): "
+                      f"the root state {CAUSE} (prior {PRIOR}, the others scaled), its rows in every variable (the "
+                      "healthy row) and aicpu_share.")
+    put_variable(graph, dict(VARIABLE, cpt=[list(SPEAKS) if c == CAUSE else list(OTHERS) for c in root["states"]]))
 
 
 if __name__ == "__main__":
-    main()
+    if len(sys.argv) < 2:
+        sys.exit(__doc__)
+    rewrite(sys.argv[1:], add, name="inference", summary=lambda graph: f"{CAUSE} and aicpu_share")

@@ -16,8 +16,9 @@ computation in the traces: not an MoE model, or a trace without expert names) ha
 expert_imbalance, so runs of dense models never rank it. Idempotent: the cause is added once, the variable is
 (re)written as this script says.
 """
-import json
 import sys
+
+from causal_graph_edit import add_root_states, copy_rows, note_hand_set, put_variable, rewrite, root_of
 
 CAUSE = "expert_imbalance"
 PRIOR = 0.06
@@ -44,55 +45,23 @@ VARIABLE = {
 
 
 def add(graph):
-    variables = graph["variables"]
-    root = next(v for v in variables if v["name"] == "root_cause")
-    states = root["states"]
-    if CAUSE not in states:
-        prior = root["cpt"][0] if isinstance(root["cpt"][0], list) else root["cpt"]
-        prior[:] = [round(p * (1.0 - PRIOR), 6) for p in prior] + [PRIOR]
-        states.append(CAUSE)
+    root = root_of(graph)
+    if add_root_states(graph, [CAUSE], PRIOR):
         root["description"] += (" Mixture of experts (hand-set, scripts/add-expert-imbalance.py): expert_imbalance "
                                 "(the router sends most tokens to the experts of one rank, which computes longest "
                                 "while the others wait in the MoE's all_to_all).")
-        like, healthy = states.index(LIKE), states.index("healthy")
-        for v in variables:
+        for v in graph["variables"]:
             if v is root or v["name"] == VARIABLE["name"]:
                 continue
-            rows = v["cpt"]
-            source = "healthy" if v["name"] in HEALTHY_ROW_VARIABLES else LIKE
             if v["name"] in UNINFORMATIVE_VARIABLES:
-                row = [round(1.0 / len(v["states"]), 6)] * len(v["states"])
-            elif rows and isinstance(rows[0], dict):  # keyed rows ({"given": {"root_cause": ...}, "p": [...]})
-                row = list(next(r for r in rows if r["given"].get("root_cause") == source)["p"])
+                copy_rows(graph, v, CAUSE, "healthy", lambda p: [round(1.0 / len(p), 6)] * len(p))
             else:
-                row = list(rows[healthy if source == "healthy" else like])
-            rows.append({"given": {"root_cause": CAUSE}, "p": row} if rows and isinstance(rows[0], dict) else row)
-        learned = graph.get("_learned")
-        if learned is not None:
-            learned["hand_set"] = (learned.get("hand_set", "") + f" Added after this learning run and not learnt "
-                                   f"(scripts/add-expert-imbalance.py): the root state {CAUSE} (prior {PRIOR}, the "
-                                   "others scaled), its rows and the variable expert_load.").strip()
-    variable = dict(VARIABLE)
-    variable["cpt"] = [[0.04995, 0.94905, 0.001] if s == CAUSE else [0.891, 0.009, 0.1] for s in states]
-    at = next((i for i, v in enumerate(variables) if v["name"] == variable["name"]), None)
-    if at is None:
-        variables.append(variable)
-    else:
-        variables[at] = variable
-
-
-def main(paths):
-    for path in paths:
-        with open(path) as f:
-            graph = json.load(f)
-        if graph["name"] != "distributed":
-            raise SystemExit(f"{path}: not the distributed graph")
-        add(graph)
-        with open(path, "w") as f:
-            json.dump(graph, f, indent=1, ensure_ascii=False)
-            f.write("\n")
-        print(f"{path}: root states {len(graph['variables'][0]['states'])}, variables {len(graph['variables'])}")
+                copy_rows(graph, v, CAUSE, "healthy" if v["name"] in HEALTHY_ROW_VARIABLES else LIKE)
+        note_hand_set(graph, f"Added after this learning run and not learnt (scripts/add-expert-imbalance.py): the "
+                      f"root state {CAUSE} (prior {PRIOR}, the others scaled), its rows and the variable expert_load.")
+    put_variable(graph, dict(VARIABLE, cpt=[[0.04995, 0.94905, 0.001] if s == CAUSE else [0.891, 0.009, 0.1]
+                                            for s in root["states"]]))
 
 
 if __name__ == "__main__":
-    main(sys.argv[1:])
+    rewrite(sys.argv[1:], add, name="distributed")

@@ -20,8 +20,9 @@ third variable, host_input_evidence, observes whether either was measured, and `
 Idempotent: a cause already present is left as it is; the variables named here are (re)written as this
 script says, keeping their place in the graph.
 """
-import json
 import sys
+
+from causal_graph_edit import add_root_states, copy_rows, note_hand_set, put_variable, rewrite, root_of
 
 PRIOR = 0.02
 # The table of a hardware variable (states + unmeasured) under the cause it speaks for and under every other.
@@ -89,30 +90,16 @@ CAUSE_NOTES = {
 
 
 def add(graph):
-    variables = graph["variables"]
-    root = next(v for v in variables if v["name"] == "root_cause")
+    root = root_of(graph)
     causes = SCENARIOS[graph["name"]]
-    healthy = root["states"].index("healthy")
-    new = [c for c in causes if c not in root["states"]]
+    new = add_root_states(graph, causes, PRIOR)
     if new:
-        prior = root["cpt"][0] if isinstance(root["cpt"][0], list) else root["cpt"]
-        scale = 1.0 - PRIOR * len(new)
-        prior[:] = [round(p * scale, 6) for p in prior] + [PRIOR] * len(new)
-        root["states"] += new
         root["description"] += " Hardware causes from a recording (hand-set, docs/features-hardware.md): " + \
             ", ".join(CAUSE_NOTES[c] for c in new) + "."
-        for v in variables:
-            if v is root:
-                continue
-            if v.get("parents") != ["root_cause"]:
-                raise SystemExit(f"{graph['name']}: variable {v['name']} has parents {v.get('parents')}, "
-                                 "only root_cause children are handled")
-            rows = v["cpt"]
-            if rows and isinstance(rows[0], dict):  # keyed rows ({"given": {"root_cause": ...}, "p": [...]})
-                row = next(r for r in rows if r["given"].get("root_cause") == "healthy")
-                rows += [{"given": {"root_cause": c}, "p": list(row["p"])} for c in new]
-            else:
-                rows += [list(rows[healthy]) for _ in new]
+        for v in graph["variables"]:
+            if v is not root:
+                for c in new:
+                    copy_rows(graph, v, c, "healthy")
     for name, spec in VARIABLES.items():
         feature, states, threshold, width, speaks_for, description = spec[:6]
         cause_row, other_row = spec[6:] if len(spec) > 6 else (SPEAKS, OTHERS)
@@ -138,29 +125,12 @@ def add(graph):
             "discretization": discretization,
             "cpt": cpt,
         }
-        at = next((i for i, v in enumerate(variables) if v["name"] == name), None)
-        if at is None:
-            variables.append(variable)
-        else:
-            variables[at] = variable
-    learned = graph.get("_learned")
-    if learned is not None and new:
-        learned["hand_set"] = (learned.get("hand_set", "") + " Added after this learning run and not learnt "
-                               "(scripts/add-hardware-causes.py): the root states " + ", ".join(new) +
-                               f" (prior {PRIOR} each, the others scaled), their rows in every variable (the "
-                               "healthy rows) and the hardware variables that observe them.").strip()
-
-
-def main(paths):
-    for path in paths:
-        with open(path) as f:
-            graph = json.load(f)
-        add(graph)
-        with open(path, "w") as f:
-            json.dump(graph, f, indent=1, ensure_ascii=False)
-            f.write("\n")
-        print(f"{path}: root states {len(graph['variables'][0]['states'])}, variables {len(graph['variables'])}")
+        put_variable(graph, variable)
+    if new:
+        note_hand_set(graph, "Added after this learning run and not learnt (scripts/add-hardware-causes.py): the root "
+                      "states " + ", ".join(new) + f" (prior {PRIOR} each, the others scaled), their rows in every "
+                      "variable (the healthy rows) and the hardware variables that observe them.")
 
 
 if __name__ == "__main__":
-    main(sys.argv[1:])
+    rewrite(sys.argv[1:], add)
