@@ -301,21 +301,33 @@ TEST_F(DiagnoseCli, LlmScaleTrainingLogsAreDiagnosedAsTraining) {
   EXPECT_EQ(json::parse(child_->out())["scenario_from"], "a training console log");
 }
 
+struct ScriptRun {
+  int status = -1;
+  std::string err;
+};
+
+/// Runs scripts/`script` (a Python script of the project) with `args` in `scratch`.
+ScriptRun run_script(const fs::path& scratch, const std::string& script, const std::vector<std::string>& args,
+                     std::chrono::seconds timeout = std::chrono::seconds(60)) {
+  std::vector<std::string> argv{"/usr/bin/python3",
+                                (fs::path(CANN_DEBUG_SOURCE_DIR) / "scripts" / script).string()};
+  argv.insert(argv.end(), args.begin(), args.end());
+  cann_debug::testing::ChildProcess py(argv, scratch);
+  const int status = py.wait(timeout);
+  return {status, py.err()};
+}
+
 /// Writes DIR with a fault injected by scripts/inject-llm-log-faults.py into `base` (or, when it is empty,
 /// into a log the script synthesizes); false when the script failed.
 bool inject_llm_fault(const fs::path& scratch, const fs::path& base, const std::string& fault,
                       const fs::path& dir) {
-  std::vector<std::string> args{
-      "/usr/bin/python3", (fs::path(CANN_DEBUG_SOURCE_DIR) / "scripts/inject-llm-log-faults.py").string(),
-      "--fault",          fault,
-      "--output",         dir.string()};
+  std::vector<std::string> args{"--fault", fault, "--output", dir.string()};
   if (base.empty()) {
     args.insert(args.end(), {"--synthesize", "300"});
   } else {
     args.insert(args.end(), {"--input", base.string()});
   }
-  cann_debug::testing::ChildProcess py(args, scratch);
-  return py.wait(std::chrono::seconds(60)) == 0;
+  return run_script(scratch, "inject-llm-log-faults.py", args).status == 0;
 }
 
 TEST_F(DiagnoseCli, FaultsWrittenIntoLargeModelLogsAreNamed) {
@@ -514,13 +526,11 @@ TEST_F(DiagnoseCli, AThousandRankJobNamesItsStraggler) {
   if (!fs::exists("/usr/bin/python3")) GTEST_SKIP() << "no /usr/bin/python3";
   for (const std::string fault : {"none", "straggler_rank"}) {
     const fs::path dir = scratch_ / ("ranks1024-" + fault);
-    cann_debug::testing::ChildProcess py(
-        {"/usr/bin/python3",
-         (fs::path(CANN_DEBUG_SOURCE_DIR) / "scripts/inject-ascend-cluster-faults.py").string(), "--input",
-         cluster.string(), "--ranks", "1024", "--fault", fault, "--rank", "777", "--seed", "2", "--output",
-         dir.string()},
-        scratch_);
-    ASSERT_EQ(py.wait(std::chrono::seconds(120)), 0) << fault;
+    const ScriptRun injected = run_script(scratch_, "inject-ascend-cluster-faults.py",
+                                          {"--input", cluster.string(), "--ranks", "1024", "--fault", fault,
+                                           "--rank", "777", "--seed", "2", "--output", dir.string()},
+                                          std::chrono::seconds(120));
+    ASSERT_EQ(injected.status, 0) << fault << ": " << injected.err;
     ASSERT_EQ(run({"diagnose", "--input", dir.string(), "--json"}), 0) << child_->err();
     const json doc = json::parse(child_->out());
     if (fault == "none") {
@@ -542,12 +552,10 @@ TEST_F(DiagnoseCli, AnAiCpuFallbackInARealKernelDetailsFileIsNamed) {
   if (!fs::exists("/usr/bin/python3")) GTEST_SKIP() << "no /usr/bin/python3";
   for (const std::string fault : {"none", "aicpu_fallback"}) {
     const fs::path dir = scratch_ / ("device-" + fault);
-    cann_debug::testing::ChildProcess py(
-        {"/usr/bin/python3",
-         (fs::path(CANN_DEBUG_SOURCE_DIR) / "scripts/inject-ascend-aicpu-fallback.py").string(), "--input",
-         kernels.string(), "--fault", fault, "--output", dir.string()},
-        scratch_);
-    ASSERT_EQ(py.wait(std::chrono::seconds(60)), 0) << fault;
+    const ScriptRun injected =
+        run_script(scratch_, "inject-ascend-aicpu-fallback.py",
+                   {"--input", kernels.string(), "--fault", fault, "--output", dir.string()});
+    ASSERT_EQ(injected.status, 0) << fault << ": " << injected.err;
     ASSERT_EQ(run({"diagnose", "--input", dir.string(), "--json"}), 0) << child_->err();
     const json doc = json::parse(child_->out());
     EXPECT_EQ(doc["scenario"], "inference");
@@ -591,16 +599,10 @@ TEST_F(DiagnoseCli, FaultsInjectedIntoTheAscendClusterProfileAreNamedWithTheirRa
   int n = 0;
   for (const Case& c : cases) {
     const fs::path dir = scratch_ / fmt::format("ascend{}", n++);
-    std::vector<std::string> args{
-        "/usr/bin/python3",
-        (fs::path(CANN_DEBUG_SOURCE_DIR) / "scripts/inject-ascend-cluster-faults.py").string(),
-        "--input",
-        cluster.string(),
-        "--output",
-        dir.string()};
+    std::vector<std::string> args{"--input", cluster.string(), "--output", dir.string()};
     args.insert(args.end(), c.args.begin(), c.args.end());
-    cann_debug::testing::ChildProcess py(args, scratch_);
-    ASSERT_EQ(py.wait(std::chrono::seconds(60)), 0) << py.err();
+    const ScriptRun injected = run_script(scratch_, "inject-ascend-cluster-faults.py", args);
+    ASSERT_EQ(injected.status, 0) << injected.err;
     ASSERT_EQ(run({"diagnose", "--input", dir.string(), "--json"}), 0) << child_->err();
     const json doc = json::parse(child_->out());
     EXPECT_EQ(doc["root_causes"][0]["id"], c.cause) << c.args[1] << ": " << doc["root_causes"].dump();
