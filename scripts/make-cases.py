@@ -110,6 +110,21 @@ def plan(matrix, runs_per_cause=None):
     return runs
 
 
+def write_plan(path, runs):
+    """Writes the plan, keeping the runs an earlier invocation planned into the same corpus (another matrix,
+    `--only`): a corpus built in pieces keeps one plan of every run in it, which scripts that rerun a case's
+    command (measure-fault-effect.py) read."""
+    kept = []
+    if os.path.exists(path):
+        ids = {r["id"] for r in runs}
+        with open(path) as f:
+            kept = [r for r in (json.loads(line) for line in f if line.strip()) if r["id"] not in ids]
+    with open(path + ".tmp", "w") as f:
+        for r in kept + runs:
+            f.write(json.dumps(r) + "\n")
+    os.replace(path + ".tmp", path)
+
+
 def command(run, folder):
     cmd = [sys.executable, os.path.join(ROOT, "workloads", run["workload"]), "--fault", run["fault"],
            "--magnitude", run["magnitude"], "--seed", str(run["seed"]), "--output", folder]
@@ -141,9 +156,7 @@ def main():
     if not a.output:
         ap.error("--output is required unless --list")
     os.makedirs(a.output, exist_ok=True)
-    with open(os.path.join(a.output, "plan.jsonl"), "w") as f:
-        for r in runs:
-            f.write(json.dumps(r) + "\n")
+    write_plan(os.path.join(a.output, "plan.jsonl"), runs)
     started, done_now, failed = time.time(), 0, 0
     for k, run in enumerate(runs, 1):
         folder = os.path.join(a.output, run["scenario"], run["id"])

@@ -32,6 +32,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import torch  # noqa: E402
 
 from faultlib import casefolder, data_order, datasets, injector, models, options, trace_export  # noqa: E402
+from faultlib import training_faults  # noqa: E402
 from faultlib.hostmetrics import HostSampler  # noqa: E402
 
 # A learning rate that trains the workloads' models well with each optimizer (the "default" a fault
@@ -309,6 +310,7 @@ def main(argv=None):
     fault_params = injector.inject("training", args.fault, args.magnitude, config, args.seed)
     sets = options.parse_sets(args.set)
     options.apply_sets(config, sets)
+    fault_params = training_faults.as_run(args.fault, fault_params, config)
     variant = {
         "optimizer": optimizer_key(config["optimizer"]),
         "lr_schedule": config["lr_schedule"].get("kind", "constant"),

@@ -7,6 +7,7 @@ import importlib.util
 import json
 import os
 import sys
+import tempfile
 import unittest
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
@@ -76,6 +77,19 @@ class MatricesTest(unittest.TestCase):
                         CHECKS[run["workload"]](run)
                     planned += 1
         self.assertGreater(planned, 400)
+
+    def test_a_corpus_built_in_pieces_keeps_every_run_in_its_plan(self):
+        make_cases = load_make_cases()
+        training = make_cases.plan(make_cases.load_matrix("training")[0], 1)
+        inference = make_cases.plan(make_cases.load_matrix("inference")[0], 1)
+        with tempfile.TemporaryDirectory() as tmp:
+            path = os.path.join(tmp, "plan.jsonl")
+            make_cases.write_plan(path, inference)
+            make_cases.write_plan(path, training)
+            make_cases.write_plan(path, training[:2])  # planned again: replaced, not repeated
+            with open(path) as f:
+                ids = [json.loads(line)["id"] for line in f]
+        self.assertEqual(sorted(ids), sorted(r["id"] for r in inference + training))
 
 
 if __name__ == "__main__":

@@ -15,7 +15,7 @@ except ImportError:  # pragma: no cover - the CTest wrapper skips without torch
     raise unittest.SkipTest("python3-torch is not installed")
 
 import train  # noqa: E402
-from faultlib import data_order, datasets, injector, models, options  # noqa: E402
+from faultlib import data_order, datasets, injector, models, options, training_faults  # noqa: E402
 
 
 def faulted(fault, magnitude="medium", sets=(), seed=0):
@@ -244,6 +244,27 @@ class TrainRunTest(unittest.TestCase):
         self.assertFalse(config["shuffle"])
         self.assertEqual(config["data_order"], "sorted_by_label")
         self.assertIsNone(config["shuffle_buffer"])
+
+    def test_expected_json_records_the_order_that_ran(self):
+        # The weak fault draws an order and a buffer; a matrix's --set data_order wins, and expected.json
+        # must name the order the loader used, not the fault's first draw.
+        drawn = set()
+        for seed in range(8):
+            config, params = faulted("unshuffled_data", "weak", ["data_order=class_blocks"], seed=seed)
+            drawn.add(params["data_order"])
+            ran = training_faults.as_run("unshuffled_data", params, config)
+            self.assertEqual(ran["data_order"], "class_blocks")
+            # A reused permutation draws no buffer; the class blocks then ran unbuffered.
+            self.assertEqual(ran["shuffle_buffer_fraction"], 0.0 if params["data_order"] == "same_permutation" else 0.1)
+        self.assertGreater(len(drawn - {"class_blocks"}), 0)
+        config, params = faulted("unshuffled_data", "weak", ["shuffle_buffer=0"])
+        self.assertEqual(training_faults.as_run("unshuffled_data", params, config)["shuffle_buffer_fraction"], 0.0)
+        config, params = faulted("batch_too_small", "strong", ["batch_size=64"])
+        self.assertEqual(training_faults.as_run("batch_too_small", params, config)["batch_size"], 64)
+        config, params = faulted("lr_too_high", "strong", ["lr=0.01"])
+        self.assertEqual(training_faults.as_run("lr_too_high", params, config)["replaced_by_set"], {"lr": 0.01})
+        config, params = faulted("lr_too_high", "strong")
+        self.assertNotIn("replaced_by_set", training_faults.as_run("lr_too_high", params, config))
 
 
 if __name__ == "__main__":

@@ -77,3 +77,22 @@ def _batch_too_small(config, magnitude, rng):
     batch = pick(magnitude, 4, 2, 1)
     config["batch_size"] = batch
     return {"batch_size": batch}
+
+
+def as_run(fault_id, fault_params, config):
+    """`fault_params` as the run will use them. `--set` is applied after the fault and wins over it, so a
+    matrix that sets `data_order` or `batch_size` itself (or a fix tried on the faulted program) changes
+    what ran; expected.json must record that, not the fault's first choice. A relative rate or clip
+    threshold replaced by a plain number is recorded as `replaced_by_set`."""
+    out = dict(fault_params)
+    if fault_id == "unshuffled_data":
+        out["data_order"] = config.get("data_order") or "fresh_shuffle"
+        buffer = config.get("shuffle_buffer")
+        out["shuffle_buffer_fraction"] = float(buffer["fraction_of_dataset"]) if isinstance(buffer, dict) else 0.0
+    elif fault_id == "batch_too_small":
+        out["batch_size"] = config["batch_size"]
+    elif fault_id == "lr_too_high" and not isinstance(config.get("lr"), dict):
+        out["replaced_by_set"] = {"lr": config.get("lr")}
+    elif fault_id == "grad_clip_too_low" and not isinstance(config.get("clip_threshold"), dict):
+        out["replaced_by_set"] = {"clip_threshold": config.get("clip_threshold")}
+    return out
