@@ -69,7 +69,9 @@ preprocessing.implementation (torch_batched | numpy_per_request | numpy_rowwise_
 model_format (eager | torchscript | torchscript_frozen_opt), num_threads, num_interop_threads,
 competing_busy_processes, max_batch_size, warmup_requests, lazy_model_init, model_artifact (in_memory |
 checkpoint_file), client.kind (open_loop_poisson | open_loop_bursty), client.burst_size, client.rate_factor,
-client.target_rate_rps, client.duration_s, client.num_requests, profiler.active (batches profiled).
+client.target_rate_rps, client.duration_s, client.num_requests, profiler.active (batches profiled),
+profiler.window (tail: the last batches, so the profiler's stop delays no request; head: from the first
+request, as a schedule with wait=0 profiles a server, its overhead on the first calls).
 Derived and written to config.json: batching, fusion, model.num_parameters, cpu_count, framework, the
 profiler schedule and profiled_steps.
 """
@@ -465,6 +467,46 @@ class TailProfiler:
             self.prof.export_chrome_trace(path)
 
 
+class HeadProfiler:
+    """torch.profiler over the first `active` served batches, as a server profiled from its first request
+    with torch.profiler.schedule(wait=0, warmup=0, active=N) is: the profiled calls pay the profiler's
+    overhead, and the batch after the window waits while the profiler processes what it recorded and the
+    trace is written (on_trace_ready). Span naming as in TailProfiler, started at batch 0."""
+
+    def __init__(self, active, path):
+        self.active = int(active)
+        self.path = path
+        self.prof = None
+        self.done = False
+
+    def before_batch(self, batch_index, remaining, mean_batch):
+        if self.done or self.active <= 0:
+            return
+        if self.prof is None:
+            last = self.active
+            self.prof = torch.profiler.profile(
+                activities=[torch.profiler.ProfilerActivity.CPU],
+                schedule=lambda step: (torch.profiler.ProfilerAction.WARMUP if step <= 0
+                                       else torch.profiler.ProfilerAction.RECORD if step < last
+                                       else torch.profiler.ProfilerAction.RECORD_AND_SAVE if step == last
+                                       else torch.profiler.ProfilerAction.NONE),
+                on_trace_ready=lambda p: p.export_chrome_trace(self.path))
+            self.prof.step_num = batch_index
+            self.prof.__enter__()
+        self.prof.step()
+        if self.prof.step_num > self.active:
+            self.prof.__exit__(None, None, None)
+            self.done = True
+
+    def finish(self, path):
+        if self.prof is not None and not self.done:
+            self.prof.__exit__(None, None, None)
+            self.done = True
+
+
+PROFILER_WINDOWS = ("tail", "head")
+
+
 def serve(server, images, arrivals, max_batch, profiler, log):
     """The serving loop: admit the arrivals whose time has come, serve the oldest up to max_batch of them."""
     n = len(arrivals)
@@ -576,7 +618,8 @@ def run(config, folder):
 
             server = Server(config, stages, artifact_dir)
             warm_up(server, images, int(config["warmup_requests"]), max_batch)
-            profiler = TailProfiler(config["profiler"]["active"])
+            profiler = (HeadProfiler(config["profiler"]["active"], os.path.join(folder, "trace.json"))
+                        if config["profiler"]["window"] == "head" else TailProfiler(config["profiler"]["active"]))
             with casefolder.JsonLines(os.path.join(folder, "metrics.jsonl")) as log:
                 info["queue_at_batch"] = serve(server, images, arrivals, max_batch, profiler, log)
             profiler.finish(os.path.join(folder, "trace.json"))
@@ -767,6 +810,9 @@ def configure(fault, magnitude, seed, sets):
     fault_params = injector.inject("inference", fault, magnitude, config, seed)
     options.apply_sets(config, options.parse_sets(sets))
     resolve(config)
+    window = config["profiler"].setdefault("window", "tail")
+    if window not in PROFILER_WINDOWS:
+        raise SystemExit(f"error: profiler.window {window!r}: expected one of {', '.join(PROFILER_WINDOWS)}")
     if fault == "unfused_operators" and not has_batch_norm(config["model"]["arch"]):
         raise SystemExit(f"error: --fault unfused_operators: model.arch {config['model']['arch']} has no "
                          f"conv/batch-norm layers to fuse (choose a conv architecture)")
@@ -780,9 +826,14 @@ def main(argv=None):
     config, fault_params = configure(args.fault, args.magnitude, args.seed, args.set)
     info = run(config, args.output)
     steps = sorted(r["step"] for r in trace_figures(os.path.join(args.output, "trace.json")))
+    window = config["profiler"]["window"]
     config["profiler"] = {"schedule": {"wait": steps[0] if steps else 0, "warmup": 0, "active": len(steps)},
                           "profiled_steps": steps, "step_unit": "one served batch (one model call)",
-                          "window": "the last served batches (the profiler stops after the last response)"}
+                          "window": window, "window_means": (
+                              "the last served batches (the profiler stops after the last response)"
+                              if window == "tail" else
+                              "the first served batches (the batch after them waits while the profiler "
+                              "processes its events)")}
     root = "healthy" if args.fault == "none" else args.fault
     m = measure(args.output, config, info)
     casefolder.write_json(os.path.join(args.output, "config.json"), config)

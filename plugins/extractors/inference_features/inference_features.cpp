@@ -97,8 +97,11 @@ class InferenceFeatures final : public Component {
 
   void flush(Emitter& out) override {
     FeatureSet set{"run", {}};
-    const LoadSummary load = request_features(std::move(requests_), options_, set.features);
-    const double service_ms = trace_features(served_batches(std::move(slices_)), set.features);
+    const auto batches = served_batches(std::move(slices_));
+    std::vector<std::int64_t> profiled;
+    for (const auto& b : batches) profiled.push_back(b.index);
+    const LoadSummary load = request_features(std::move(requests_), options_, profiled, set.features);
+    const double service_ms = trace_features(batches, set.features);
     // Offered load against capacity: arrivals per second x seconds of service per request. Above 1 the
     // server cannot keep up at the batch sizes it used, and the queue grows.
     FeatureBuilder(set.features)

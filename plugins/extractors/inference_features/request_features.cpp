@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "feature_builder.hpp"
+#include "profiled_requests.hpp"
 #include "sample_stats.hpp"
 
 namespace cann_debug::plugins::inference {
@@ -70,18 +71,45 @@ void latency_distribution(const std::vector<Request>& requests, const RequestFea
   }
 }
 
+std::vector<double> finite_values(const std::vector<double>& values, std::size_t first, std::size_t last) {
+  std::vector<double> out;
+  for (std::size_t i = first; i < last && i < values.size(); ++i)
+    if (std::isfinite(values[i])) out.push_back(values[i]);
+  return out;
+}
+
 // Cold start: the slowest of the first requests against the steady state (median of the second half).
-// The start window is the first 5% of the requests, at least 3.
-void start_versus_steady(const std::vector<Request>& requests, FeatureBuilder& features) {
+// The start window is the first 5% of the requests, at least 3. Latencies are the regime's: a profiled
+// request's over the profiler's overhead, the queue after the profiler's stop left out.
+void start_versus_steady(const std::vector<Request>& requests, const ProfilerRegime& regime,
+                         FeatureBuilder& features) {
   const std::size_t n = requests.size();
   if (n < 8) return;
   const std::size_t window = std::max<std::size_t>(3, (n + 19) / 20);
-  const double steady = median(latencies(requests, n / 2, n));
-  const auto start = latencies(requests, 0, window);
-  const double slowest = *std::max_element(start.begin(), start.end());
-  if (steady > 0.0)
-    features.add("latency.start_over_steady", slowest / steady, "ratio",
-                 {range_of(requests, 0, window - 1), range_of(requests, n / 2, n - 1)});
+  const auto& ms = regime.start_ms;
+  const auto steady_values = finite_values(ms, n / 2, n);
+  const auto start = finite_values(ms, 0, window);
+  constexpr std::size_t kFirstCalls = 3;
+  const auto first = finite_values(ms, 0, kFirstCalls);
+  if (steady_values.empty() || first.empty()) return;
+  const double steady = median(steady_values);
+  if (steady <= 0.0) return;
+  const EvidenceRef steady_ref = range_of(requests, n / 2, n - 1);
+  features.add("latency.start_over_steady", *std::max_element(start.begin(), start.end()) / steady, "ratio",
+               {range_of(requests, 0, window - 1), steady_ref});
+  // The first three calls alone. First-call costs land on exactly these (TorchScript's profiling run and the
+  // optimised plan it builds on the next call, cuDNN's autotuning, lazy allocation), whereas the 5% window
+  // grows with the run, and with it the chance that ordinary jitter puts a slow request in it. A profiler
+  // that started with the first call costs these calls its own start-up, which their latency cannot tell
+  // from a cold start: then they are no evidence (left unmeasured).
+  if (!regime.first_calls_profiled)
+    features.add("latency.first_calls_over_steady", *std::max_element(first.begin(), first.end()) / steady,
+                 "ratio", {range_of(requests, 0, kFirstCalls - 1), steady_ref});
+  if (regime.applied) {
+    features.add("latency.profiler_overhead", regime.overhead, "ratio", {range_of(requests, 0, n - 1)});
+    features.add("latency.requests_after_profiler_stop", static_cast<double>(regime.after_stop), "requests",
+                 {range_of(requests, 0, n - 1)});
+  }
 }
 
 // Queue growth: median latency of the last quarter over the first quarter (arrival order).
@@ -171,7 +199,7 @@ double offered_load(const std::vector<Request>& requests, FeatureBuilder& featur
 }  // namespace
 
 LoadSummary request_features(std::vector<Request> requests, const RequestFeatureOptions& options,
-                             std::vector<Feature>& out) {
+                             const std::vector<std::int64_t>& profiled_batches, std::vector<Feature>& out) {
   LoadSummary load{kNaN, kNaN};
   if (requests.empty()) return load;
   std::stable_sort(requests.begin(), requests.end(),
@@ -180,7 +208,7 @@ LoadSummary request_features(std::vector<Request> requests, const RequestFeature
   features.add("request.count", static_cast<double>(requests.size()), "requests",
                {range_of(requests, 0, requests.size() - 1)});
   latency_distribution(requests, options, features);
-  start_versus_steady(requests, features);
+  start_versus_steady(requests, profiler_regime(requests, profiled_batches), features);
   latency_growth(requests, features);
   load.mean_batch_size = batch_sizes(requests, features);
   if (all_timed(requests)) {

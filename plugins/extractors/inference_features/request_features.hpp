@@ -2,6 +2,7 @@
 // batching and offered load.
 #pragma once
 
+#include <cstdint>
 #include <vector>
 
 #include "cann_debug/messages.hpp"
@@ -20,7 +21,9 @@ struct LoadSummary {
 };
 
 /// Appends the request features to `out` (requests in any order; sorted by request_id inside).
+/// `profiled_batches`: the served batches a trace profiled (ProfilerStep#N), whose requests the start
+/// features read in the profiler's regime (profiled_requests.hpp); empty without a trace.
 LoadSummary request_features(std::vector<Request> requests, const RequestFeatureOptions& options,
-                             std::vector<Feature>& out);
+                             const std::vector<std::int64_t>& profiled_batches, std::vector<Feature>& out);
 
 }  // namespace cann_debug::plugins::inference

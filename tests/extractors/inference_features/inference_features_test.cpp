@@ -116,6 +116,32 @@ TEST(InferenceFeatures, LatencyDistributionAndColdStart) {
   EXPECT_FALSE(find(set, "load.offered_utilization"));
 }
 
+// 400 requests of 2 ms: the second call 5 ms (the plan a JIT builds after its profiling call), and one
+// jitter spike of 30 ms at request 15, inside the 5% start window but not among the first calls.
+TEST(InferenceFeatures, FirstCallsAreTheFirstThreeRequestsOnly) {
+  std::vector<RequestRow> rows;
+  for (int i = 0; i < 400; ++i) {
+    const double latency = i == 1 ? 5.0 : i == 15 ? 30.0 : 2.0;
+    rows.push_back({latency, 1000.0 + 0.1 * i + latency / 1000.0});
+  }
+  const auto set = run({{kRecords, request_records(rows)}});
+  EXPECT_NEAR(value(set, "latency.start_over_steady"), 15.0, 1e-9);  // the spike, in a 20-request window
+  EXPECT_NEAR(value(set, "latency.first_calls_over_steady"), 2.5, 1e-9);
+  const auto first = find(set, "latency.first_calls_over_steady");
+  ASSERT_TRUE(first && !first->evidence.empty());
+  EXPECT_EQ(first->evidence.front().first_step, 0);
+  EXPECT_EQ(first->evidence.front().last_step, 2);
+}
+
+// A profiler that recorded the first served batches (ProfilerStep#0 in the trace) started with the first
+// call and cost it its start-up: the first calls are then no evidence of a cold start.
+TEST(InferenceFeatures, FirstCallsUnderAProfilerFromTheFirstCallAreUnmeasured) {
+  const auto set =
+      run({{kRecords, request_records(cold_start_requests())}, {kEvents, events(two_batch_trace())}});
+  EXPECT_FALSE(find(set, "latency.first_calls_over_steady"));
+  EXPECT_TRUE(find(set, "latency.start_over_steady"));
+}
+
 // kernel_details.csv rows (ascend_kernel_details records): where the device's task time went.
 Envelope kernel_details(const std::vector<std::tuple<const char*, const char*, double>>& tasks) {
   RecordBatch b;
