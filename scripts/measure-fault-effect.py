@@ -6,16 +6,17 @@ well as the default one; a shuffle buffer that spans several class blocks mixes 
 shuffle does; a cold start can hide in a busy machine's jitter. When the diagnosis reads such a run as
 healthy it is scored as a miss, though healthy is what the run's owner needs to hear.
 
-  run    For every faulty training and inference run of CORPUS/plan.jsonl (scripts/make-cases.py), runs the
-         same workload with the same seed and matrix settings and `--fault none` (TWINS/<id>, the keys the
-         fault sets itself dropped); for every healthy run, the same settings with another seed
-         (TWINS/<id>-reseed: what a reseed alone changes). TWINS defaults to CORPUS.twins, beside the corpus,
-         so `eval --learn-from CORPUS` never learns from them. Resumable. Then it compares every run with its
-         twin on outcome measures (training: the loss curve's level at the end, mean level, highest point and
-         noise, the step time; inference: the latencies' median, 99th percentile, first request and slowest
-         start) and writes CORPUS/fault-effects.jsonl. A fault "acted" when one of its effects exceeds the 95th
-         percentile of the same difference between healthy runs and their reseeds, or its loss went
-         non-finite where its twin's did not.
+  run    For every faulty run of CORPUS/plan.jsonl (scripts/make-cases.py), runs the same workload with the
+         same seed and matrix settings and `--fault none` (TWINS/<id>; the keys the fault sets itself, such
+         as an unshuffled run's data_order or a straggler's rank, dropped); for every healthy run, the same
+         settings with another seed (TWINS/<id>-reseed: what a reseed alone changes). TWINS defaults to
+         CORPUS.twins, beside the corpus, so `eval --learn-from CORPUS` never learns from them. Resumable.
+         Then it compares every run with its twin on outcome measures (training: the loss curve's level at
+         the end, mean level, highest point and noise; inference: the latencies' median, 99th percentile,
+         first request and slowest start; distributed: the step time's median and 90th percentile and the
+         spread between ranks) and writes CORPUS/fault-effects.jsonl. A fault "acted" when one of its
+         effects exceeds the largest difference of the same measure between a healthy run and its reseed,
+         or its loss went non-finite where its twin's did not.
   score  Splits a `cann-debug eval ... --json` result by those measurements: accuracy on the faults that
          acted (with the healthy runs), and on the faults that did not.
 
@@ -39,7 +40,8 @@ import time
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 RESEED_OFFSET = 104729  # far from the matrix's consecutive seeds: a reseed never repeats another run
 # Keys a fault sets itself; a twin must not inherit them from the matrix (a class-block order is the fault).
-FAULT_KEYS = {"unshuffled_data": ("data_order", "shuffle_buffer")}
+FAULT_KEYS = {"unshuffled_data": ("data_order", "shuffle_buffer"), "straggler_rank": ("straggler.rank",),
+              "load_imbalance": ("imbalance.rank",)}
 
 
 def load_make_cases():
@@ -114,8 +116,36 @@ def serving_outcome(folder):
     return out
 
 
-OUTCOMES = {"training": training_outcome, "inference": serving_outcome}
-MEASURES = {"training": ("final", "mean", "peak", "noise"), "inference": ("p50", "p99", "first", "start")}
+def distributed_outcome(folder):
+    """A data-parallel run's step times (metrics.jsonl, one row per rank and step, `time` when the step
+    ended), as ln: the median and the 90th percentile over every rank's steps (the first two of each rank
+    left out: start-up), and the slowest rank's median over the fastest's."""
+    by_rank = {}
+    for row in read_jsonl(os.path.join(folder, "metrics.jsonl")):
+        if "rank" in row and "time" in row and "step" in row:
+            by_rank.setdefault(row["rank"], []).append((row["step"], float(row["time"])))
+    gaps, medians = [], []
+    for rows in by_rank.values():
+        times = [t for _, t in sorted(rows)]
+        own = [b - a for a, b in zip(times, times[1:])][2:]
+        own = [g for g in own if g > 0]
+        if own:
+            gaps += own
+            medians.append(statistics.median(own))
+    out = {"units": len(gaps), "nonfinite": 0}
+    if len(gaps) < 12:
+        return out
+    out.update({
+        "step": math.log(statistics.median(gaps)),
+        "step_p90": math.log(percentile(gaps, 0.9)),
+        "rank_spread": math.log(max(medians) / min(medians)),
+    })
+    return out
+
+
+OUTCOMES = {"training": training_outcome, "inference": serving_outcome, "distributed": distributed_outcome}
+MEASURES = {"training": ("final", "mean", "peak", "noise"), "inference": ("p50", "p99", "first", "start"),
+            "distributed": ("step", "step_p90", "rank_spread")}
 
 
 def effects(run_outcome, twin_outcome):
@@ -287,7 +317,7 @@ def main():
     r.add_argument("--corpus", required=True)
     r.add_argument("--twins", help="folder of the twin runs (default: CORPUS.twins)")
     r.add_argument("--scenario", action="append", choices=sorted(OUTCOMES),
-                   help="run only this scenario's twins (repeatable; default: training and inference); the "
+                   help="run only this scenario's twins (repeatable; default: every scenario); the "
                         "measurement covers every run that has a twin")
     r.add_argument("--timeout", type=float, default=600, help="seconds one twin run may take")
     s = sub.add_parser("score", help="split an eval --json result by whether each fault acted")

@@ -55,6 +55,20 @@ class FaultEffectTest(unittest.TestCase):
         self.assertAlmostEqual(o["first"], math.log(40.0))
         self.assertAlmostEqual(o["p50"], math.log(5.0))
 
+    def test_distributed_outcome_reads_step_times_per_rank(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            with open(os.path.join(tmp, "metrics.jsonl"), "w") as f:
+                for step in range(20):
+                    for rank, ms in ((0, 10.0), (1, 20.0)):
+                        f.write(json.dumps({"step": step, "rank": rank, "time": step * ms / 1000.0}) + "\n")
+            o = mfe.distributed_outcome(tmp)
+        self.assertEqual(o["units"], 2 * 17)  # the first two steps of each rank are start-up
+        self.assertAlmostEqual(o["rank_spread"], math.log(2.0))
+        self.assertAlmostEqual(o["step_p90"], math.log(0.020))
+        # A straggler's rank is the fault's own setting: its twin must not keep it.
+        run = {"id": "d-1", "fault": "straggler_rank", "seed": 1, "sets": {"straggler.rank": 0, "steps": 60}}
+        self.assertEqual(mfe.twin_of(run)["sets"], {"steps": 60})
+
     def test_a_fault_acts_when_it_exceeds_what_a_reseed_changes(self):
         with tempfile.TemporaryDirectory() as tmp:
             twin = mfe.training_outcome(write_run(os.path.join(tmp, "twin"), [2.0 * math.exp(-i / 30) for i in range(100)]))
