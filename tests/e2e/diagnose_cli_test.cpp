@@ -97,6 +97,26 @@ TEST_F(DiagnoseCli, TheTextViewOfATracedRunHasTheTopOperators) {
   EXPECT_NE(text.find(" ms ", table), std::string::npos) << text;
 }
 
+// Every healthy server of the shared cases was profiled from its first request: none is called a cold start,
+// and each says what the profiler did (the first calls unread, the queue after its stop left out).
+TEST_F(DiagnoseCli, AServerProfiledFromItsFirstRequestIsNotAColdStart) {
+  const fs::path cases = kShared / "cases" / "inference";
+  if (!fs::is_directory(cases)) GTEST_SKIP() << "no " << cases;
+  int healthy = 0;
+  for (const auto& e : fs::directory_iterator(cases)) {
+    std::ifstream expected(e.path() / "expected.json");
+    if (!expected || json::parse(expected).value("root_cause", "") != "healthy") continue;
+    ++healthy;
+    ASSERT_EQ(run({"diagnose", "--input", e.path().string(), "--json"}), 0) << child_->err();
+    const json doc = json::parse(child_->out());
+    EXPECT_EQ(doc["root_causes"][0]["id"], "healthy") << e.path();
+    const json& observations = doc["details"]["observations"];
+    ASSERT_TRUE(observations.is_array()) << e.path() << doc["details"].dump();
+    EXPECT_EQ(observations[0]["kind"], "profiler_from_first_call") << e.path();
+  }
+  EXPECT_GE(healthy, 3);
+}
+
 // A log damaged part-way (a torn line, as a crashed writer leaves): the readers' `on_error: drain` keeps
 // the steps before the damage, the diagnosis is made of them and the damage is a warning naming the file
 // and line.

@@ -105,6 +105,8 @@ void start_versus_steady(const std::vector<Request>& requests, const ProfilerReg
   if (!regime.first_calls_profiled)
     features.add("latency.first_calls_over_steady", *std::max_element(first.begin(), first.end()) / steady,
                  "ratio", {range_of(requests, 0, kFirstCalls - 1), steady_ref});
+  else
+    features.add("latency.profiled_from_first_call", 1.0, "flag", {range_of(requests, 0, kFirstCalls - 1)});
   if (regime.applied) {
     features.add("latency.profiler_overhead", regime.overhead, "ratio", {range_of(requests, 0, n - 1)});
     features.add("latency.requests_after_profiler_stop", static_cast<double>(regime.after_stop), "requests",

@@ -109,6 +109,35 @@ TEST(scenario_analyzers, HealthyRunIsReportedHealthyWithItsConfidence) {
   EXPECT_EQ(out[0].root_causes[1].id, "lr_too_high");
 }
 
+// A server profiled from its first request: the details say what the profiler did and how the start
+// features read around it.
+TEST(scenario_analyzers, InferenceDetailsSayWhatTheProfilerDid) {
+  Harness h(inference_analyzer_factory(), {});
+  Posterior p = posterior(0.07, 0.9, 0.03);
+  FeatureSet fs;
+  fs.scope = "run";
+  fs.features.push_back({"latency.profiled_from_first_call", 1.0, "flag", {}, {}});
+  fs.features.push_back({"latency.profiler_overhead", 1.3, "ratio", {}, {}});
+  fs.features.push_back({"latency.requests_after_profiler_stop", 22.0, "requests", {}, {}});
+  h.run_processor(
+      {{kFeatures, Envelope::make(CorrelationKey{}, fs)}, {kPosterior, Envelope::make(CorrelationKey{}, p)}});
+  const auto out = h.outputs_of<Diagnosis>(0);
+  ASSERT_EQ(out.size(), 1u);
+  const auto& o = out[0].details["observations"];
+  ASSERT_EQ(o.size(), 3u) << out[0].details.dump();
+  EXPECT_EQ(o[0]["kind"], "profiler_from_first_call");
+  EXPECT_NE(o[1]["text"].get<std::string>().find("1.30x"), std::string::npos);
+  EXPECT_NE(o[2]["text"].get<std::string>().find("22 requests queued"), std::string::npos);
+  // An overhead within 5% is no observation.
+  Harness quiet(inference_analyzer_factory(), {});
+  FeatureSet small;
+  small.scope = "run";
+  small.features.push_back({"latency.profiler_overhead", 1.02, "ratio", {}, {}});
+  quiet.run_processor({{kFeatures, Envelope::make(CorrelationKey{}, small)},
+                       {kPosterior, Envelope::make(CorrelationKey{}, p)}});
+  EXPECT_FALSE(quiet.outputs_of<Diagnosis>(0).at(0).details.contains("observations"));
+}
+
 TEST(scenario_analyzers, OnlyUnmeasuredEvidenceIsUndeterminedNotHealthy) {
   // The engine answered with every variable observed only in its absent state (its feature never came):
   // the ranking is the prior, and the diagnosis says so instead of calling the run healthy.

@@ -139,6 +139,7 @@ TEST(InferenceFeatures, FirstCallsUnderAProfilerFromTheFirstCallAreUnmeasured) {
   const auto set =
       run({{kRecords, request_records(cold_start_requests())}, {kEvents, events(two_batch_trace())}});
   EXPECT_FALSE(find(set, "latency.first_calls_over_steady"));
+  EXPECT_DOUBLE_EQ(value(set, "latency.profiled_from_first_call"), 1.0);
   EXPECT_TRUE(find(set, "latency.start_over_steady"));
 }
 
