@@ -79,6 +79,11 @@ void diagnosis_section(std::string& out, const ReportModel& m) {
                      verdict == "problem found" ? "problem" : verdict, verdict);
   if (const std::string why = undetermined_reason(d); !why.empty())
     out += "<p class=\"undetermined\">" + h(why) + "</p>\n";
+  if (const auto lines = observation_lines(d); !lines.empty()) {
+    out += "<ul id=\"observations\" class=\"muted\">\n";
+    for (const auto& line : lines) out += "<li>Observed: " + h(line) + "</li>\n";
+    out += "</ul>\n";
+  }
   out +=
       "<h2>Root causes</h2>\n<table id=\"root-causes\"><thead><tr><th>#</th><th>root "
       "cause</th><th>confidence</th>"

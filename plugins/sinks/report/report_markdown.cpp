@@ -47,6 +47,10 @@ void diagnosis_section(std::string& out, const ReportModel& m) {
   const Diagnosis& d = *m.diagnosis;
   out += fmt::format("**Scenario:** {} · **Verdict:** {}\n\n", md(d.scenario), verdict_text(d));
   if (const std::string why = undetermined_reason(d); !why.empty()) out += md(why) + "\n\n";
+  if (const auto lines = observation_lines(d); !lines.empty()) {
+    for (const auto& line : lines) out += "- Observed: " + md(line) + "\n";
+    out += "\n";
+  }
   out += "## Root causes\n\n| # | root cause | confidence | propagation path |\n| --- | --- | --- | --- |\n";
   for (std::size_t i = 0; i < d.root_causes.size(); ++i) {
     const RootCause& c = d.root_causes[i];

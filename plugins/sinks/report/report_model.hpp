@@ -103,6 +103,23 @@ inline std::string undetermined_reason(const Diagnosis& d) {
   return it != d.details.end() && it->is_string() ? it->get<std::string>() : std::string();
 }
 
+/// What the run shows beside its verdict (details.observations: transients it recovered from, restarts, what
+/// a profiler did to the requests), one sentence each with where it happened when known.
+inline std::vector<std::string> observation_lines(const Diagnosis& d) {
+  std::vector<std::string> out;
+  if (!d.details.is_object()) return out;
+  const auto it = d.details.find("observations");
+  if (it == d.details.end() || !it->is_array()) return out;
+  for (const auto& o : *it) {
+    if (!o.is_object() || !o.contains("text") || !o["text"].is_string()) continue;
+    std::string line = o["text"].get<std::string>();
+    if (o.contains("where") && o["where"].is_string() && !o["where"].get<std::string>().empty())
+      line += " (" + o["where"].get<std::string>() + ")";
+    out.push_back(std::move(line));
+  }
+  return out;
+}
+
 /// The verdict a report states: "healthy", "problem found", or "undetermined" (undetermined_reason).
 inline std::string verdict_text(const Diagnosis& d) {
   if (!undetermined_reason(d).empty()) return "undetermined";

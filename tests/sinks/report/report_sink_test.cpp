@@ -262,6 +262,29 @@ TEST(ReportSink, HealthyRunHasNoAnomalyMarks) {
   EXPECT_THAT(html, Not(HasSubstr("class=\"anomaly")));
 }
 
+// The diagnosis' observations (details.observations) are stated under the verdict in both human formats,
+// escaped, with where they happened.
+TEST(ReportSink, ObservationsAreStatedUnderTheVerdict) {
+  const fs::path out = fresh_folder("observed");
+  Diagnosis d = testdata::training_diagnosis();
+  d.details["observations"] =
+      json::array({{{"kind", "profiler_stop"}, {"text", "22 requests queued behind the profiler's <stop>"}},
+                   {{"kind", "warmup_spike"},
+                    {"text", "the loss rose 40% during the warm-up"},
+                    {"where", "iterations 3-15"}}});
+  testing::Harness h(plugins::report_factory(), {{"output", out.string()}});
+  h.run_processor({{testdata::kDiagnosis, Envelope::make(CorrelationKey{}, d)}});
+  const std::string html = read_text(out / "report.html");
+  EXPECT_THAT(html,
+              HasSubstr("<li>Observed: 22 requests queued behind the profiler&#39;s &lt;stop&gt;</li>"));
+  EXPECT_THAT(html, HasSubstr("during the warm-up (iterations 3-15)</li>"));
+  const std::string md = read_text(out / "report.md");
+  EXPECT_THAT(md, HasSubstr("- Observed: the loss rose 40% during the warm-up (iterations 3-15)"));
+  // Without observations there is no list.
+  EXPECT_THAT(read_text(run_training("no-observations") / "report.html"),
+              Not(HasSubstr("id=\"observations\"")));
+}
+
 TEST(ReportSink, WithoutADiagnosisTheReportStillShowsTheInputs) {
   const fs::path out = fresh_folder("nodiag");
   testing::Harness h(plugins::report_factory(), {{"output", out.string()}});
