@@ -51,12 +51,21 @@ def load_make_cases():
     return module
 
 
+def read_jsonl(path):
+    with open(path) as f:
+        return [json.loads(line) for line in f if line.strip()]
+
+
+def case_id(folder):
+    """The run id of a case folder (its last path component), the key of fault-effects.jsonl's rows."""
+    return os.path.basename(os.path.normpath(folder))
+
+
 def read_plan(corpus):
     path = os.path.join(corpus, "plan.jsonl")
     if not os.path.exists(path):
         raise SystemExit(f"error: {path}: no plan (expected a corpus written by scripts/make-cases.py)")
-    with open(path) as f:
-        return [json.loads(line) for line in f if line.strip()]
+    return read_jsonl(path)
 
 
 def twin_of(run):
@@ -65,11 +74,6 @@ def twin_of(run):
     if run["fault"] == "none":
         return dict(run, id=run["id"] + "-reseed", seed=run["seed"] + RESEED_OFFSET, sets=sets)
     return dict(run, id=run["id"], fault="none", sets=sets)
-
-
-def read_jsonl(path):
-    with open(path) as f:
-        return [json.loads(line) for line in f if line.strip()]
 
 
 def training_outcome(folder):
@@ -261,9 +265,8 @@ def load_effects(corpus):
     path = os.path.join(corpus, "fault-effects.jsonl")
     if not os.path.exists(path):
         raise SystemExit(f"error: {path}: not found (run `measure-fault-effect.py run --corpus {corpus}` first)")
-    with open(path) as f:
-        lines = [json.loads(line) for line in f if line.strip()]
-    return lines[0], {os.path.basename(os.path.normpath(r["case"])): r for r in lines[1:]}
+    lines = read_jsonl(path)
+    return lines[0], {case_id(r["case"]): r for r in lines[1:]}
 
 
 def accuracy(rows):
@@ -280,7 +283,7 @@ def cmd_score(a):
         doc = json.load(f)
     groups = {"acted": [], "did not act": [], "healthy": [], "unmeasured": []}
     for row in doc["cases"]:
-        effect = by_id.get(os.path.basename(os.path.normpath(row["case"])))
+        effect = by_id.get(case_id(row["case"]))
         if row["label"] == "healthy":
             groups["healthy"].append(row)
         elif effect is None or "acted" not in effect:
@@ -302,7 +305,7 @@ def cmd_score(a):
     missed = {}  # a case is scored once per axis of a leave-out eval
     for row in groups["acted"] + groups["did not act"]:
         if row["predicted"] != row["label"]:
-            missed.setdefault(os.path.basename(os.path.normpath(row["case"])), []).append(row["predicted"])
+            missed.setdefault(case_id(row["case"]), []).append(row["predicted"])
     for case, answers in sorted(missed.items()):
         e = by_id[case]
         print(f"  missed {case} {e['fault']}/{e['magnitude']} as {'/'.join(sorted(set(answers)))} "

@@ -11,8 +11,7 @@
 namespace cann_debug::plugins::inference {
 namespace {
 
-constexpr double kSameBatchS = 0.001;   // requests of one model call complete together
-constexpr std::size_t kFirstCalls = 3;  // a cold start's calls: kept out of the profiled median
+constexpr double kSameBatchS = 0.001;  // requests of one model call complete together
 constexpr std::size_t kMinSample = 5;
 constexpr double kDrainedFactor = 2.0;  // the queue after the stop has drained at 2x the unprofiled median
 

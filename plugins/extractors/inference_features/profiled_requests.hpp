@@ -5,12 +5,17 @@
 // window waits while the profiler processes what it recorded: both look like a slow start.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <vector>
 
 #include "request_log.hpp"
 
 namespace cann_debug::plugins::inference {
+
+/// The first calls a cold start slows: the start features read them alone, and the profiler's overhead is
+/// measured without them.
+constexpr std::size_t kFirstCalls = 3;
 
 struct ProfilerRegime {
   bool applied = false;               // the profiled batches were found in the request log

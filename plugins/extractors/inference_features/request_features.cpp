@@ -89,7 +89,6 @@ void start_versus_steady(const std::vector<Request>& requests, const ProfilerReg
   const auto& ms = regime.start_ms;
   const auto steady_values = finite_values(ms, n / 2, n);
   const auto start = finite_values(ms, 0, window);
-  constexpr std::size_t kFirstCalls = 3;
   const auto first = finite_values(ms, 0, kFirstCalls);
   if (steady_values.empty() || first.empty()) return;
   const double steady = median(steady_values);
