@@ -23,7 +23,7 @@ healthy it is scored as a miss, though healthy is what the run's owner needs to 
 The measures are read from metrics.jsonl only, none is a feature the diagnosis reads, so the split does not
 depend on what the diagnosis saw. The headline figures stay those over every run.
 
-  /usr/bin/python3 scripts/measure-fault-effect.py run --corpus CORPUS [--scenario training]
+  /usr/bin/python3 scripts/measure-fault-effect.py run --corpus CORPUS [--scenario training] [--fault CAUSE]
   /usr/bin/python3 scripts/measure-fault-effect.py score --corpus CORPUS --eval EVAL.json
 """
 import argparse
@@ -187,9 +187,10 @@ def twins_dir_of(a):
     return a.twins or os.path.normpath(a.corpus) + ".twins"
 
 
-def run_twins(corpus, twins_dir, scenarios, timeout):
+def run_twins(corpus, twins_dir, scenarios, faults, timeout):
     make_cases = load_make_cases()
-    runs = [r for r in read_plan(corpus) if r["scenario"] in scenarios]
+    runs = [r for r in read_plan(corpus) if r["scenario"] in scenarios
+            and (not faults or r["fault"] == "none" or r["fault"] in faults)]
     os.makedirs(twins_dir, exist_ok=True)
     started, failures = time.time(), 0
     for k, run in enumerate(runs, 1):
@@ -237,7 +238,7 @@ def measure(corpus, twins_dir, runs):
 
 
 def cmd_run(a):
-    failures = run_twins(a.corpus, twins_dir_of(a), a.scenario or list(OUTCOMES), a.timeout)
+    failures = run_twins(a.corpus, twins_dir_of(a), a.scenario or list(OUTCOMES), a.fault, a.timeout)
     # Measured over every run with a twin, so a run for one scenario keeps the others' rows.
     runs = [r for r in read_plan(a.corpus) if r["scenario"] in OUTCOMES]
     rows, limits, pairs = measure(a.corpus, twins_dir_of(a), runs)
@@ -322,6 +323,9 @@ def main():
     r.add_argument("--scenario", action="append", choices=sorted(OUTCOMES),
                    help="run only this scenario's twins (repeatable; default: every scenario); the "
                         "measurement covers every run that has a twin")
+    r.add_argument("--fault", action="append",
+                   help="run only this fault's twins (repeatable; the healthy runs' reseeds always run: they "
+                        "set the thresholds)")
     r.add_argument("--timeout", type=float, default=600, help="seconds one twin run may take")
     s = sub.add_parser("score", help="split an eval --json result by whether each fault acted")
     s.add_argument("--corpus", required=True)
