@@ -50,6 +50,11 @@ std::string steps_of(const Feature* f, const char* id) {
   return "";
 }
 
+/// A repeat of the batches at the epoch lag no fresh shuffle gives (the thresholds of the graph's
+/// epoch_repeat and epoch_periodicity=periodic, pipelines/graphs/priors/training.json).
+constexpr double kRepeatZ = 4.0;
+constexpr double kRepeatAutocorr = 0.45;
+
 /// What the run shows beside its verdict, one sentence each: the transients it recovered from, restarts,
 /// and events that are not faults. They explain a healthy verdict rather than contradict it.
 json observations(const FeatureIndex& features) {
@@ -82,6 +87,18 @@ json observations(const FeatureIndex& features) {
         fmt::format("{:.0f} hardware warning{} (corrected or informational) in the logs", hw,
                     hw == 1 ? "" : "s"),
         "");
+  // The same batches one epoch apart: a loader that does not reshuffle. Only a fault when the stored order
+  // makes batches unrepresentative (sorted, class blocks); a mixed order reused every epoch trains as well.
+  const Feature* repeat = features.find("data.epoch_repeat_zscore");
+  const Feature* lag = features.find("loss.epoch_lag_residual_autocorr");
+  if ((repeat && repeat->value >= kRepeatZ) || (lag && lag->value >= kRepeatAutocorr))
+    add("epoch_repeat",
+        fmt::format(
+            "the same batches come back every epoch (loss one epoch apart correlates at {:.2f}{}): the "
+            "data loader does not reshuffle",
+            lag ? lag->value : 0.0,
+            repeat ? fmt::format(", {:.1f} sd above nearby lags", repeat->value) : ""),
+        steps_of(lag ? lag : repeat, "loss.epoch_period"));
   if (const double s = value_of(features, "log.skipped_iteration_fraction", 0.0); s > 0)
     add("overflow_skips", fmt::format("{:.2g}% of the iterations were skipped on overflow", 100.0 * s), "");
   return out;

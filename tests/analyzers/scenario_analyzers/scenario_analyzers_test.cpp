@@ -138,6 +138,27 @@ TEST(scenario_analyzers, InferenceDetailsSayWhatTheProfilerDid) {
   EXPECT_FALSE(quiet.outputs_of<Diagnosis>(0).at(0).details.contains("observations"));
 }
 
+// A loader that does not reshuffle is stated as an observation whatever the verdict: the same batches one
+// epoch apart, with the figures that show it; a fresh shuffle's loss gives no such line.
+TEST(scenario_analyzers, TrainingDetailsSayTheBatchesRepeatEveryEpoch) {
+  auto details_of = [](double autocorr, double zscore) {
+    Harness h(training_analyzer_factory(), {});
+    FeatureSet fs;
+    fs.scope = "run";
+    fs.features.push_back({"loss.epoch_lag_residual_autocorr", autocorr, "ratio", {}, {}});
+    fs.features.push_back({"data.epoch_repeat_zscore", zscore, "sd", {}, {}});
+    h.run_processor({{kFeatures, Envelope::make(CorrelationKey{}, fs)},
+                     {kPosterior, Envelope::make(CorrelationKey{}, posterior(0.9, 0.05, 0.05))}});
+    return h.outputs_of<Diagnosis>(0).at(0).details;
+  };
+  const auto repeated = details_of(0.62, 4.1);
+  ASSERT_TRUE(repeated.contains("observations")) << repeated.dump();
+  EXPECT_EQ(repeated["observations"][0]["kind"], "epoch_repeat");
+  EXPECT_NE(repeated["observations"][0]["text"].get<std::string>().find("0.62, 4.1 sd"), std::string::npos);
+  EXPECT_EQ(details_of(0.2, 5.0)["observations"][0]["kind"], "epoch_repeat");  // the test alone suffices
+  EXPECT_FALSE(details_of(0.1, 1.2).contains("observations"));
+}
+
 TEST(scenario_analyzers, OnlyUnmeasuredEvidenceIsUndeterminedNotHealthy) {
   // The engine answered with every variable observed only in its absent state (its feature never came):
   // the ranking is the prior, and the diagnosis says so instead of calling the run healthy.
