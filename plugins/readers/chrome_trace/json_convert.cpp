@@ -82,6 +82,9 @@ error_code convert_object(simdjson::ondemand::value& value, nlohmann::json& out,
 
 error_code args_to_nlohmann(simdjson::ondemand::value value, nlohmann::json& out, std::string& why,
                             ArgsHooks& hooks) {
+  // A repeated "args" member replaces the earlier one (the last wins, as in every JSON reader): the
+  // earlier members' hooks point into the value about to be replaced.
+  hooks = ArgsHooks{};
   json_type type;
   if (auto err = value.type().get(type)) return err;
   if (type == json_type::object) return convert_object(value, out, why, &hooks);

@@ -190,6 +190,27 @@ TEST(TracesChromeTrace, EmptyEventArrayGivesOnlyTraceInfo) {
   EXPECT_EQ(events[0].name, "trace_info");
 }
 
+// An event with "args" twice: the last one wins, as in every JSON reader, and nothing of the first (its
+// "Stream Id" made the event a device task) is read after it was replaced (a use-after-free under ASan).
+TEST(TracesChromeTrace, ARepeatedArgsMemberReplacesTheFirst) {
+  TempDir dir;
+  const std::string path = write_file(dir / "twice.json", R"([
+    {"ph": "X", "name": "task", "ts": 1, "dur": 1, "pid": 1, "tid": 0, "args": {"Stream Id": 3}, "args": {"x": 1}},
+    {"ph": "X", "name": "kernel", "ts": 2, "dur": 1, "pid": 1, "tid": 0, "args": {"x": 1}, "args": {"stream": 7}}
+  ])");
+  Harness h(chrome_trace_factory(), {{"path", path}});
+  ASSERT_EQ(run(h), "");
+  const auto events = all_events(h);
+  const Event* task = find(events, "task");
+  ASSERT_NE(task, nullptr);
+  EXPECT_EQ(task->tid, 0);  // a host event: the stream was in the replaced args
+  EXPECT_EQ(task->args.at("x"), 1);
+  EXPECT_FALSE(task->args.contains("Stream Id"));
+  const Event* kernel = find(events, "kernel");
+  ASSERT_NE(kernel, nullptr);
+  EXPECT_EQ(kernel->tid, 7);  // the stream of the args that stayed
+}
+
 TEST(TracesChromeTrace, AnUnterminatedArrayIsAcceptedAsTheFormatAllows) {
   TempDir dir;
   const std::string path =
