@@ -187,10 +187,16 @@ def twins_dir_of(a):
     return a.twins or os.path.normpath(a.corpus) + ".twins"
 
 
+def runs_to_twin(plan, scenarios, faults):
+    """The runs of `plan` whose twins to run: those of `scenarios`, of `faults` only when given. The healthy
+    runs always stay: their reseeds set the thresholds every fault is measured against."""
+    return [r for r in plan if r["scenario"] in scenarios
+            and (not faults or r["fault"] == "none" or r["fault"] in faults)]
+
+
 def run_twins(corpus, twins_dir, scenarios, faults, timeout):
     make_cases = load_make_cases()
-    runs = [r for r in read_plan(corpus) if r["scenario"] in scenarios
-            and (not faults or r["fault"] == "none" or r["fault"] in faults)]
+    runs = runs_to_twin(read_plan(corpus), scenarios, faults)
     os.makedirs(twins_dir, exist_ok=True)
     started, failures = time.time(), 0
     for k, run in enumerate(runs, 1):

@@ -35,6 +35,15 @@ class FaultEffectTest(unittest.TestCase):
         self.assertNotEqual(reseed["seed"], healthy["seed"])
         self.assertEqual(reseed["sets"], {"steps": 100})
 
+    def test_a_fault_filter_keeps_the_healthy_runs_for_their_reseeds(self):
+        plan = [{"id": f"r{i}", "scenario": sc, "fault": f} for i, (sc, f) in enumerate(
+            [("training", "none"), ("training", "lr_too_high"), ("training", "unshuffled_data"),
+             ("inference", "none"), ("inference", "cold_start")])]
+        ids = lambda runs: [r["id"] for r in runs]  # noqa: E731
+        self.assertEqual(ids(mfe.runs_to_twin(plan, ["training"], ["unshuffled_data"])), ["r0", "r2"])
+        self.assertEqual(ids(mfe.runs_to_twin(plan, ["training"], None)), ["r0", "r1", "r2"])
+        self.assertEqual(ids(mfe.runs_to_twin(plan, ["training", "inference"], ["cold_start"])), ["r0", "r3", "r4"])
+
     def test_outcome_is_relative_to_the_first_tenth(self):
         with tempfile.TemporaryDirectory() as tmp:
             o = mfe.training_outcome(write_run(tmp, [2.0] * 10 + [1.0] * 80 + [0.5] * 10))
