@@ -89,16 +89,16 @@ json observations(const FeatureIndex& features) {
         "");
   // The same batches one epoch apart: a loader that does not reshuffle. Only a fault when the stored order
   // makes batches unrepresentative (sorted, class blocks); a mixed order reused every epoch trains as well.
-  const Feature* repeat = features.find("data.epoch_repeat_zscore");
+  // The repeat test is computed from the epoch-lag correlation, so it never comes without it.
   const Feature* lag = features.find("loss.epoch_lag_residual_autocorr");
-  if ((repeat && repeat->value >= kRepeatZ) || (lag && lag->value >= kRepeatAutocorr))
+  const Feature* repeat = features.find("data.epoch_repeat_zscore");
+  if (lag && (lag->value >= kRepeatAutocorr || (repeat && repeat->value >= kRepeatZ)))
     add("epoch_repeat",
         fmt::format(
             "the same batches come back every epoch (loss one epoch apart correlates at {:.2f}{}): the "
             "data loader does not reshuffle",
-            lag ? lag->value : 0.0,
-            repeat ? fmt::format(", {:.1f} sd above nearby lags", repeat->value) : ""),
-        steps_of(lag ? lag : repeat, "loss.epoch_period"));
+            lag->value, repeat ? fmt::format(", {:.1f} sd above nearby lags", repeat->value) : ""),
+        steps_of(lag, "loss.epoch_period"));
   if (const double s = value_of(features, "log.skipped_iteration_fraction", 0.0); s > 0)
     add("overflow_skips", fmt::format("{:.2g}% of the iterations were skipped on overflow", 100.0 * s), "");
   return out;
