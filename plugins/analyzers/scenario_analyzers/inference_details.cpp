@@ -20,8 +20,8 @@ json observations(const FeatureIndex& features) {
   };
   if (const Feature* f = features.find("latency.profiled_from_first_call"); f && f->value > 0.0)
     add("profiler_from_first_call",
-        "the profiler recorded from the first request: its start-up lands on the first calls, which are not "
-        "read as a cold start");
+        "the profiler recorded from the first request: its start-up lands on the first call, so the first "
+        "calls are compared with the later profiled calls in the trace, not read from their latency");
   if (const Feature* f = features.find("latency.profiler_overhead"); f && f->value >= 1.05)
     add("profiler_overhead",
         fmt::format("profiled calls took {:.2f}x as long as unprofiled calls of the same "

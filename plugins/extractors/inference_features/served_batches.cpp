@@ -116,6 +116,11 @@ std::vector<ServedBatch> served_batches(std::vector<Slice> slices) {
 
     ServedBatch batch;
     batch.index = index;
+    if (!inside.empty()) {
+      std::int64_t end = inside.front()->end_ns();
+      for (const Slice* s : inside) end = std::max(end, s->end_ns());
+      batch.busy_ns = end - inside.front()->start_ns;
+    }
     if (const Slice* pre = outermost(inside, "preprocess")) {
       batch.preprocess_ns = pre->duration_ns;
       batch.preprocess_operator_covered_ns = operator_covered(*pre, inside);

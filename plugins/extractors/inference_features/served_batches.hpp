@@ -26,9 +26,11 @@ struct ServedBatch {
   std::int64_t preprocess_ns = -1;  // -1 = the range is absent from this step
   std::int64_t forward_ns = -1;
   std::int64_t postprocess_ns = -1;
-  std::int64_t operator_count = 0;       // aten:: operators (any depth) inside the outermost forward
-  std::int64_t batch_norm_count = 0;     // aten::batch_norm calls inside it
-  std::int64_t operator_covered_ns = 0;  // forward time covered by outermost aten:: operators
+  std::int64_t busy_ns = -1;        // from the first slice inside the step to the end of the last: the call's
+                                    // service without the wait for the next request (-1 = the step is empty)
+  std::int64_t operator_count = 0;  // aten:: operators (any depth) inside the outermost forward
+  std::int64_t batch_norm_count = 0;                     // aten::batch_norm calls inside it
+  std::int64_t operator_covered_ns = 0;                  // forward time covered by outermost aten:: operators
   std::int64_t preprocess_operator_covered_ns = 0;       // preprocess time covered by framework operators
   std::map<std::string, std::int64_t> operator_self_ns;  // aten:: name -> self time inside forward
 };

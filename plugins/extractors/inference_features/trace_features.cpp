@@ -1,11 +1,15 @@
 #include "trace_features.hpp"
 
 #include <algorithm>
+#include <functional>
 #include <limits>
 #include <string>
 #include <utility>
 
+#include <fmt/format.h>
+
 #include "feature_builder.hpp"
+#include "profiled_requests.hpp"
 #include "sample_stats.hpp"
 
 namespace cann_debug::plugins::inference {
@@ -13,6 +17,7 @@ namespace {
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 constexpr double kMsPerNs = 1e-6;
+constexpr std::size_t kMinLaterCalls = 3;  // profiled calls after the first ones, for their median
 
 EvidenceRef steps_ref(const std::vector<ServedBatch>& batches) {
   EvidenceRef ref;
@@ -94,6 +99,39 @@ void operators(const std::vector<ServedBatch>& batches, FeatureBuilder& features
   features.add("model.top_op_share", static_cast<double>(ranked.front().second) / forward_ns, "ratio", top);
 }
 
+// Under a profiler that recorded from the first served batch (ProfilerStep#0), the first calls' latencies
+// carry the profiler's start-up and overhead, so the request log cannot say whether they were slow. The
+// trace can: the profiled calls are compared with each other, each paying the same per-call overhead. The
+// profiler's start-up lands on its first step only, like an ordinary one-off hiccup (a collection, a page
+// fault), whereas a service that was not warmed up pays first-call costs on at least two of its first
+// three calls (TorchScript's profiling executor profiles on the first call and builds its optimised plan on
+// the next; a lazy initialisation adds to the first; every new batch size meets its own): the
+// second-slowest of the first three calls over the median busy time of the later profiled calls.
+void first_calls_in_trace(const std::vector<ServedBatch>& batches, FeatureBuilder& features) {
+  std::vector<double> first;
+  std::vector<double> later;
+  for (const auto& b : batches) {
+    if (b.busy_ns <= 0) continue;
+    if (b.index >= 0 && b.index < static_cast<std::int64_t>(kFirstCalls))
+      first.push_back(static_cast<double>(b.busy_ns));
+    else if (b.index >= static_cast<std::int64_t>(kFirstCalls))
+      later.push_back(static_cast<double>(b.busy_ns));
+  }
+  if (first.size() != kFirstCalls || later.size() < kMinLaterCalls) return;
+  const double steady = median(later);
+  if (!(steady > 0.0)) return;
+  std::sort(first.begin(), first.end(), std::greater<>());
+  EvidenceRef first_ref;
+  first_ref.kind = "steps";
+  first_ref.first_step = 0;
+  first_ref.last_step = kFirstCalls - 1;
+  first_ref.id = fmt::format("served batches 0..{} (profiled)", kFirstCalls - 1);
+  EvidenceRef later_ref = steps_ref(batches);
+  later_ref.first_step = kFirstCalls;
+  later_ref.id = fmt::format("served batches {}..{} (profiled)", later_ref.first_step, later_ref.last_step);
+  features.add("latency.first_calls_over_steady", first[1] / steady, "ratio", {first_ref, later_ref});
+}
+
 }  // namespace
 
 double trace_features(const std::vector<ServedBatch>& batches, std::vector<Feature>& out) {
@@ -106,6 +144,7 @@ double trace_features(const std::vector<ServedBatch>& batches, std::vector<Featu
   features.add("request.postprocess_ms", median_ms(batches, &ServedBatch::postprocess_ns), "ms", {where});
   time_split(batches, features, where);
   operators(batches, features, where);
+  first_calls_in_trace(batches, features);
 
   std::vector<double> service_ms;
   for (const auto& b : batches)

@@ -134,13 +134,54 @@ TEST(InferenceFeatures, FirstCallsAreTheFirstThreeRequestsOnly) {
 }
 
 // A profiler that recorded the first served batches (ProfilerStep#0 in the trace) started with the first
-// call and cost it its start-up: the first calls are then no evidence of a cold start.
+// call and cost it its start-up: the first requests' latencies are then no evidence of a cold start (and
+// two profiled calls are too few to compare the first calls with the later ones in the trace).
 TEST(InferenceFeatures, FirstCallsUnderAProfilerFromTheFirstCallAreUnmeasured) {
   const auto set =
       run({{kRecords, request_records(cold_start_requests())}, {kEvents, events(two_batch_trace())}});
   EXPECT_FALSE(find(set, "latency.first_calls_over_steady"));
   EXPECT_DOUBLE_EQ(value(set, "latency.profiled_from_first_call"), 1.0);
   EXPECT_TRUE(find(set, "latency.start_over_steady"));
+}
+
+// Profiled served batches 0..n-1, one every 10 ms, each busy for the given microseconds (a preprocess and a
+// forward; the rest of the step waits for the next request).
+std::vector<Event> profiled_calls(const std::vector<std::int64_t>& busy_us) {
+  std::vector<Event> out;
+  for (std::size_t i = 0; i < busy_us.size(); ++i) {
+    const std::int64_t start = 10'000 * static_cast<std::int64_t>(i);
+    out.push_back(slice("ProfilerStep#" + std::to_string(i), start, 10'000));
+    out.push_back(slice("preprocess", start + 5, 20));
+    out.push_back(slice("forward", start + 30, busy_us[i] - 25));
+  }
+  return out;
+}
+
+// Under a profiler from the first call, the trace compares the first calls with the later profiled ones
+// (each pays the same overhead). The profiler's start-up, like any one-off hiccup, slows one call; a
+// service that was not warmed up pays first-call costs on two or more of the first three.
+TEST(InferenceFeatures, FirstCallsUnderAProfilerFromTheFirstCallAreReadInTheTrace) {
+  // Calls 0 and 1 slow (TorchScript's profiling run, then its optimisation): second-slowest 800 us over the
+  // later median 200 us.
+  auto set = run({{kEvents, events(profiled_calls({1600, 800, 220, 200, 190, 210, 200, 205}))}});
+  EXPECT_NEAR(value(set, "latency.first_calls_over_steady"), 4.0, 1e-9);
+  const auto first = find(set, "latency.first_calls_over_steady");
+  ASSERT_TRUE(first && first->evidence.size() == 2u);
+  EXPECT_EQ(first->evidence[0].first_step, 0);
+  EXPECT_EQ(first->evidence[0].last_step, 2);
+  EXPECT_EQ(first->evidence[1].first_step, 3);
+  EXPECT_EQ(first->evidence[1].last_step, 7);
+  // Only the first call slow (the profiler's start-up): the first calls are ordinary.
+  set = run({{kEvents, events(profiled_calls({1600, 210, 220, 200, 190, 210, 200, 205}))}});
+  EXPECT_NEAR(value(set, "latency.first_calls_over_steady"), 220.0 / 200.0, 1e-9);
+  // A profiler that started later (no ProfilerStep#0) leaves the first calls to the request log.
+  auto later = profiled_calls({1600, 800, 220, 200, 190, 210, 200, 205});
+  later.erase(later.begin(), later.begin() + 3);
+  set = run({{kEvents, events(later)}});
+  EXPECT_FALSE(find(set, "latency.first_calls_over_steady"));
+  // Two later calls are too few for a steady median.
+  set = run({{kEvents, events(profiled_calls({1600, 800, 220, 200, 190}))}});
+  EXPECT_FALSE(find(set, "latency.first_calls_over_steady"));
 }
 
 // kernel_details.csv rows (ascend_kernel_details records): where the device's task time went.

@@ -40,6 +40,16 @@ TEST(ServedBatches, StepsInIndexOrderAndOnlyTheirThread) {
   EXPECT_EQ(batches[1].operator_count, 1);
   EXPECT_EQ(batches[1].operator_self_ns.at("aten::mm"), 50'000);
   EXPECT_EQ(batches[1].operator_covered_ns, 50'000);
+  // Busy: from the first slice of the step's thread to the end of its last (the forward at 100 to the add
+  // ending at 310; the other thread's slice is not the call's).
+  EXPECT_EQ(batches[0].busy_ns, 210'000);
+  EXPECT_EQ(batches[1].busy_ns, 100'000);
+}
+
+TEST(ServedBatches, AnEmptyStepHasNoBusyTime) {
+  const auto batches = served_batches(slices_of({slice("ProfilerStep#0", 0, 500)}));
+  ASSERT_EQ(batches.size(), 1u);
+  EXPECT_EQ(batches[0].busy_ns, -1);
 }
 
 TEST(ServedBatches, MalformedStepNamesAreNotSteps) {
