@@ -60,8 +60,11 @@ function(cann_debug_add_plugin target)
     CXX_VISIBILITY_PRESET hidden
     VISIBILITY_INLINES_HIDDEN ON
     LIBRARY_OUTPUT_DIRECTORY "${ARG_OUTPUT_DIR}")
-  # Unresolved symbols must fail at link time, not when the host opens the package.
-  target_link_options(${target} PRIVATE "LINKER:--no-undefined")
+  # Unresolved symbols must fail at link time, not when the host opens the package. Not under clang's
+  # sanitizers: clang links their runtime into executables only, and a package resolves it from the host.
+  if(NOT (CMAKE_CXX_COMPILER_ID STREQUAL "Clang" AND (CANN_DEBUG_SANITIZE OR CANN_DEBUG_FUZZ)))
+    target_link_options(${target} PRIVATE "LINKER:--no-undefined")
+  endif()
   if(NOT ARG_NO_INSTALL)
     install(TARGETS ${target} LIBRARY DESTINATION ${CANN_DEBUG_PLUGIN_INSTALL_DIR})
   endif()

@@ -77,13 +77,14 @@ int run_tapped(const GlobalOptions& g, const TapRequest& request, EmbeddedRun& o
   for (auto& c : doc->components) {
     auto it = request.set_on_type.find(c.type);
     if (it == request.set_on_type.end()) continue;
-    for (const auto& [key, value] : it->second.items()) {
+    for (const auto& item : it->second.items()) {
+      const std::string key = item.key();
       auto existing = std::find_if(c.options.begin(), c.options.end(),
                                    [&](const host::OptionDecl& o) { return o.key == key; });
       if (existing != c.options.end())
-        existing->value = value;
+        existing->value = item.value();
       else
-        c.options.push_back({key, value, c.where, c.where});
+        c.options.push_back({key, item.value(), c.where, c.where});
     }
   }
   TapSpec taps;

@@ -56,7 +56,7 @@ links:
   EXPECT_EQ(sink.received, 200000u);  // held back, never dropped
   EXPECT_LE(sink.max_queued, 64 + 4);
   EXPECT_GE(sink.max_queued, 32);  // the sink really was the bottleneck
-#if defined(__SANITIZE_ADDRESS__)
+#if defined(CANN_DEBUG_ASAN)
   // ASan keeps freed blocks in its quarantine (256 MB by default), so RSS says nothing about live data.
   std::cout << "[ measure  ] AddressSanitizer build: the RSS bound is not checked\n";
 #else

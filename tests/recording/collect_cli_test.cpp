@@ -21,7 +21,7 @@ const std::string kProcRoot = std::string(CANN_DEBUG_SOURCE_DIR) + "/tests/data/
 
 // The promise is a second. Under AddressSanitizer (a Debug build whose exit also runs the leak check) the
 // same path is several times slower, so that build only checks it stays within a few seconds.
-#if defined(__SANITIZE_ADDRESS__)
+#if defined(CANN_DEBUG_ASAN)
 constexpr double kCloseLimitSeconds = 5.0;
 #else
 constexpr double kCloseLimitSeconds = 1.0;

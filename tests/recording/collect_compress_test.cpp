@@ -107,7 +107,7 @@ TEST_F(CollectCompress, IsMuchSmallerThanRecordingEverySample) {
   // 10 s is short: series definitions, the index and the two incidents weigh more than in a long run
   // (the long-run figure is the benchmark's). Still well under a third; under AddressSanitizer the samplers
   // are slow enough that their timing jitters, and jitter is what retention keeps, so only "much smaller".
-#if defined(__SANITIZE_ADDRESS__)
+#if defined(CANN_DEBUG_ASAN)
   constexpr double kLimit = 0.6;
 #else
   constexpr double kLimit = 0.33;

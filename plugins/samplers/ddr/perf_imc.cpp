@@ -243,7 +243,7 @@ void PerfImc::sample(std::int64_t now_ns, ss::FrameBuilder& frame, Logger*) {
     const auto [end, ec] = std::from_chars(socket.data(), socket.data() + socket.size(), socket_id);
     (void)end;
     (void)ec;
-    frame.gauge({kWhatPerfImc, socket_id, write ? 1u : 0u}, rate, [&] {
+    frame.gauge({kWhatPerfImc, socket_id, write ? 1u : 0u}, rate, [&socket = socket, write = write] {
       return MetricSeries{write ? "ddr.bandwidth.write" : "ddr.bandwidth.read",
                           "bytes/s",
                           {{"socket", socket}, {"source_name", write ? "cas_count_write" : "cas_count_read"}},

@@ -80,7 +80,7 @@ void ResctrlMbm::sample(std::int64_t now_ns, ss::FrameBuilder& frame, Logger* lo
         }
         continue;
       }
-      frame.rate({kWhatResctrl + c, d.id}, *value, 64, now_ns, [&] {
+      frame.rate({kWhatResctrl + c, d.id}, *value, 64, now_ns, [&, &file = file, &metric = metric] {
         return MetricSeries{metric, "bytes/s", {{"domain", d.label}, {"source_name", file}}, -1};
       });
     }

@@ -56,7 +56,7 @@ inline std::vector<ReferenceQuery> reference_queries(const std::string& net) {
 /// Big networks stay out of sanitizer and unoptimised builds unless CANN_DEBUG_BAYES_BIG=1.
 inline bool big_nets_enabled() {
   if (const char* env = std::getenv("CANN_DEBUG_BAYES_BIG")) return std::string(env) == "1";
-#if defined(__SANITIZE_ADDRESS__) || !defined(NDEBUG)
+#if defined(CANN_DEBUG_ASAN) || !defined(NDEBUG)
   return false;
 #else
   return true;

@@ -112,7 +112,7 @@ TEST(bayes_reference_twins, JavaBayesLayoutGivesTheSamePosteriors) {
        {std::pair<std::string, std::string>{"asia", "jb-asia"}, {"hailfinder", "jb-hailfinder"}}) {
     const Network na = load_graph(test::bif(a)), nb = load_graph(test::bif(b));
     ASSERT_EQ(na.size(), nb.size());
-    auto twin = [&](const std::string& name) { return a == "asia" ? asia_names.at(name) : name; };
+    auto twin = [&, &a = a](const std::string& name) { return a == "asia" ? asia_names.at(name) : name; };
     JunctionTree ta(na), tb(nb);
     double worst = 0.0;
     for (const auto& q : test::reference_queries(a)) {
