@@ -70,6 +70,10 @@ std::vector<Advice> build_advice(const KnowledgeBase& kb, const cann_debug::kb::
     return {advice};
   }
 
+  // An undetermined diagnosis ranks the graph's prior, not evidence of the run: a fix chosen from it would be
+  // advice about causes nothing pointed at.
+  if (diagnosis.details.is_object() && diagnosis.details.contains("undetermined")) return {};
+
   std::vector<const RootCause*> causes;
   for (const auto& rc : diagnosis.root_causes)
     if (rc.id != kHealthy) causes.push_back(&rc);

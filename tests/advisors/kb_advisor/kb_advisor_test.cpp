@@ -91,6 +91,16 @@ TEST(KbAdvisorComponent, HealthyDiagnosisGetsNoSuggestions) {
   EXPECT_TRUE(out[0].suggestions.empty());
 }
 
+// Input that held no signal the graph reads: the ranking is the graph's prior, and no fix follows from it.
+TEST(KbAdvisorComponent, UndeterminedDiagnosisGetsNoSuggestions) {
+  auto d = kb::test::diagnosis("training", {{"healthy", 0.27}, {"unshuffled_data", 0.12}}, false);
+  auto out = run(options(kb::test::shipped_kb_dir()), {{kDiagnosis, diag(d)}});
+  ASSERT_FALSE(out.empty());  // the same ranking with evidence behind it is answered
+  d.details["undetermined"] = "the input holds none of the signals the training graph reads";
+  out = run(options(kb::test::shipped_kb_dir()), {{kDiagnosis, diag(d)}});
+  EXPECT_TRUE(out.empty());
+}
+
 TEST(KbAdvisorComponent, ParametersFromFeaturesAndConfigWhicheverArrivesFirst) {
   const auto d = kb::test::diagnosis("training", {{"grad_clip_too_low", 0.9}});
   RunConfiguration config{"config.json", {{"clip_threshold", 0.05}}};
