@@ -60,9 +60,11 @@ function(cann_debug_add_plugin target)
     CXX_VISIBILITY_PRESET hidden
     VISIBILITY_INLINES_HIDDEN ON
     LIBRARY_OUTPUT_DIRECTORY "${ARG_OUTPUT_DIR}")
-  # Unresolved symbols must fail at link time, not when the host opens the package. Not under clang's
-  # sanitizers: clang links their runtime into executables only, and a package resolves it from the host.
-  if(NOT (CMAKE_CXX_COMPILER_ID STREQUAL "Clang" AND (CANN_DEBUG_SANITIZE OR CANN_DEBUG_FUZZ)))
+  # Unresolved symbols must fail at link time, not when the host opens the package: --no-undefined, or what
+  # this project's build chose (none under clang's sanitizers, whose runtime the host executable carries).
+  if(DEFINED CANN_DEBUG_SHARED_LINK_OPTIONS)
+    target_link_options(${target} PRIVATE ${CANN_DEBUG_SHARED_LINK_OPTIONS})
+  else()
     target_link_options(${target} PRIVATE "LINKER:--no-undefined")
   endif()
   if(NOT ARG_NO_INSTALL)
