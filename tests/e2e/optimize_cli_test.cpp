@@ -106,8 +106,9 @@ class OptimizeCli : public CliTest {
 };
 
 TEST_F(OptimizeCli, AFixIsValidatedAppliedRolledBackAndFedBack) {
-  // The report's own suggestions (lower_learning_rate is the one this workload takes, as {lr}), one that
-  // keeps the rate as it was and one that cuts it too little.
+  // The report's own suggestions (use_customary_learning_rate is the one this workload takes, as {lr}: SGD
+  // at 1.2 is twelve times its customary 0.1), one that keeps the rate as it was and one that cuts it too
+  // little.
   const fs::path diagnosis =
       diagnosis_with({{"keep_rate", {{"lr", 1.2}}}, {"mild_rate_cut", {{"lr", 0.84}}}}, true);
   const fs::path config = scratch_ / "train.yaml";
@@ -118,14 +119,14 @@ TEST_F(OptimizeCli, AFixIsValidatedAppliedRolledBackAndFedBack) {
                              "--apply", config.string(), "--feedback"},
                             0);
   EXPECT_EQ(doc["baseline"]["top_causes"], json::array({"lr_too_high"}));
-  const json& fix = suggestion(doc, "lower_learning_rate");
+  const json& fix = suggestion(doc, "use_customary_learning_rate");
   EXPECT_EQ(fix["validated"], true) << fix.dump(2);
   EXPECT_EQ(fix["root_cause_gone"], true);
   EXPECT_EQ(fix["target_metric"], "loss.final_over_initial");
   EXPECT_GT(fix["measured_improvement"].get<double>(),
             0.5);  // the healthy run's loss falls, the fault's climbs
   ASSERT_EQ(fix["runs"].size(), 2u);
-  EXPECT_EQ(fix["runs"][0]["argv"][3], "0.36");  // 0.3 x the run's rate
+  EXPECT_EQ(fix["runs"][0]["argv"][3], "0.1");  // SGD's customary rate
   const json& keep = suggestion(doc, "keep_rate");
   EXPECT_EQ(keep["validated"], false);
   EXPECT_EQ(keep["root_cause_gone"], false);
@@ -133,12 +134,12 @@ TEST_F(OptimizeCli, AFixIsValidatedAppliedRolledBackAndFedBack) {
   EXPECT_THAT(keep["verdict"].get<std::string>(), HasSubstr("not validated"));
   // Suggestions the workload cannot take are listed with the reason.
   EXPECT_EQ(suggestion(doc, "enable_gradient_clipping")["applicable"], false);
-  EXPECT_EQ(doc["best"], "lr_too_high/lower_learning_rate");
+  EXPECT_EQ(doc["best"], "lr_too_high/use_customary_learning_rate");
 
   // Applied: only the patched key changed, the comments kept; the rollback restores it byte for byte.
-  EXPECT_EQ(doc["applied"]["suggestion"], "lr_too_high/lower_learning_rate");
+  EXPECT_EQ(doc["applied"]["suggestion"], "lr_too_high/use_customary_learning_rate");
   EXPECT_EQ(slurp(config),
-            "# my run\noptimizer:\n  name: sgd\n  lr: 0.36   # from the sweep\nsteps: 100\nlr: 0.36\n");
+            "# my run\noptimizer:\n  name: sgd\n  lr: 0.1   # from the sweep\nsteps: 100\nlr: 0.1\n");
   ASSERT_EQ(run({"optimize", "--rollback", config.string()}), 0) << child_->err();
   EXPECT_EQ(slurp(config), original);
 
@@ -158,7 +159,7 @@ TEST_F(OptimizeCli, AFixIsValidatedAppliedRolledBackAndFedBack) {
   const json next = json::parse(child_->out());
   bool quoted = false;
   for (const auto& s : next["suggestions"]) {
-    if (s["id"] != "lr_too_high/lower_learning_rate") continue;
+    if (s["id"] != "lr_too_high/use_customary_learning_rate") continue;
     quoted = true;
     EXPECT_EQ(s["improvement_source"], "history");
     EXPECT_NEAR(s["expected_improvement"].get<double>(), fix["measured_improvement"].get<double>(), 1e-9);
@@ -228,7 +229,7 @@ TEST_F(OptimizeCli, NothingRunsWhenTheWorkloadCanTakeNoSuggestion) {
             0);
   EXPECT_THAT(child_->err(), HasSubstr("the workload can take none of the suggestions"));
   EXPECT_THAT(child_->err(),
-              HasSubstr("lr_too_high/lower_learning_rate: the workload takes none of its keys"));
+              HasSubstr("lr_too_high/use_customary_learning_rate: the workload takes none of its keys"));
   EXPECT_FALSE(fs::exists(scratch_ / "runs/00-baseline-r1"));
 }
 
@@ -241,7 +242,7 @@ TEST_F(OptimizeCli, TheBaselineFailingIsAnErrorThatSaysWhy) {
 }
 
 TEST_F(OptimizeCli, ThePlanShowsEachRunsArgvWithoutRunningAndRefusesWhatAWorkloadCannotTake) {
-  // The report's real suggestions: lower_learning_rate patches lr, which the workload takes as {lr};
+  // The report's real suggestions: use_customary_learning_rate patches lr, which the workload takes as {lr};
   // enable_gradient_clipping patches clip_threshold, which it does not take.
   ASSERT_EQ(run({"optimize", "--diagnosis", (scratch_ / "diag/report.json").string(), "--workload",
                  workload(), "--baseline", "mode=auto", "--baseline", "lr=1.2", "--json"}),
@@ -254,9 +255,9 @@ TEST_F(OptimizeCli, ThePlanShowsEachRunsArgvWithoutRunningAndRefusesWhatAWorkloa
   EXPECT_EQ(doc["plan"][0]["argv"][3], "1.2");
   bool lower = false, clipping = false;
   for (const auto& p : doc["plan"]) {
-    if (p["id"] == "lr_too_high/lower_learning_rate") {
+    if (p["id"] == "lr_too_high/use_customary_learning_rate") {
       lower = true;
-      EXPECT_EQ(p["argv"][3], "0.36");
+      EXPECT_EQ(p["argv"][3], "0.1");
     }
     if (p["id"] == "lr_too_high/enable_gradient_clipping") {
       clipping = true;

@@ -132,6 +132,11 @@ def case(name, *argv):
     return _RUNS[name]
 
 
+def tearDownModule():
+    for out, *_ in _RUNS.values():
+        shutil.rmtree(out, True)
+
+
 def median(steps, key):
     return statistics.median(s[key] for s in steps.values())
 

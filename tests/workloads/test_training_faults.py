@@ -2,6 +2,7 @@
 import json
 import math
 import os
+import shutil
 import sys
 import tempfile
 import unittest
@@ -120,6 +121,7 @@ class InjectorTest(unittest.TestCase):
             with self.assertRaises(ValueError):
                 train.resolve_lr(config)  # only a range test on the model resolves it
         out = tempfile.mkdtemp(prefix="cann-debug-train-")
+        self.addCleanup(shutil.rmtree, out, True)
         train.main(["--fault", "lr_too_high", "--magnitude", "strong", "--set", "optimizer.name=adam",
                     "--set", "steps=12", "--output", out])
         with open(os.path.join(out, "config.json")) as f:
@@ -199,6 +201,7 @@ class InjectorTest(unittest.TestCase):
 class TrainRunTest(unittest.TestCase):
     def run_case(self, *argv):
         out = tempfile.mkdtemp(prefix="cann-debug-train-")
+        self.addCleanup(shutil.rmtree, out, True)
         train.main([*argv, "--set", "steps=12", "--output", out])
         with open(os.path.join(out, "metrics.jsonl")) as f:
             rows = [json.loads(l) for l in f]

@@ -17,6 +17,7 @@
 #include "loss_features.hpp"
 #include "loss_shape_features.hpp"
 #include "loss_spikes.hpp"
+#include "optimizer_rate.hpp"
 #include "throughput_features.hpp"
 #include "trace_batch.hpp"
 #include "training_log.hpp"
@@ -47,7 +48,8 @@ Manifest make_manifest() {
       {"events",
        {std::string(EventBatch::type_id)},
        false,
-       "profiler trace events: the batch size the model's first layer saw (Input Dims)"},
+       "profiler trace events: the batch size the model's first layer saw (Input Dims), the optimizer "
+       "class (Optimizer.step#<Class>.step)"},
       {"config",
        {std::string(RunConfiguration::type_id)},
        false,
@@ -79,8 +81,10 @@ class TrainingFeatures final : public Component {
       }
     } else if (port == kConfigPort && message.is<RunConfiguration>()) {
       config_ = config_from(message.as<RunConfiguration>());
+      config_optimizer_ = optimizer_of_config(message.as<RunConfiguration>());
     } else if (port == kEventsPort && message.is<EventBatch>()) {
       trace_batch_.add(message.as<EventBatch>());
+      trace_optimizer_.add(message.as<EventBatch>());
     } else if (port == kMetricsPort && message.is<MetricBatch>()) {
       // Accepted so that pipelines can wire every reader of a case; no feature reads them yet.
     } else {
@@ -129,6 +133,10 @@ class TrainingFeatures final : public Component {
     add_loss_features(curve, steps_per_epoch, batch_size, features);
     add_loss_shape_features(curve, steps_per_epoch, features);
     add_gradient_features(curve, config_, features);
+    // The optimizer the trace saw run wins over the one the config names.
+    const std::optional<NamedOptimizer> traced_optimizer = trace_optimizer_.result();
+    add_rate_over_customary(rows_, config_, traced_optimizer ? traced_optimizer : config_optimizer_,
+                            features);
     add_loss_spike_features(rows_, spikes, features);
     add_loss_blowup_feature(rows_, features);
     add_throughput_features(rows_, features);
@@ -144,6 +152,8 @@ class TrainingFeatures final : public Component {
   std::int64_t next_index_ = 0;
   RunConfig config_;
   TraceBatchScanner trace_batch_;
+  TraceOptimizerScanner trace_optimizer_;
+  std::optional<NamedOptimizer> config_optimizer_;
 };
 
 }  // namespace

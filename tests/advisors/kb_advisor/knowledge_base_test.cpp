@@ -194,6 +194,28 @@ TEST(KbAdvisorShippedKnowledgeBase, StragglerAdviceFollowsWhereTheRankLosesTime)
   EXPECT_THAT(device.suggestions.at(0).rationale, HasSubstr("rank3 computes 12% of a step longer"));
 }
 
+TEST(KbAdvisorShippedKnowledgeBase, RateAdviceFollowsTheRateAgainstTheOptimizersCustomaryOne) {
+  // Adam at 0.9 (900 times its customary 1e-3) is set back to the customary rate, not to a third of 0.9;
+  // a rate within ten times of it is lowered by the usual step.
+  auto rate = [](double peak, double customary) {
+    return std::vector<FeatureSet>{test::run_features(
+        {{"lr.peak", peak}, {"lr.customary", customary}, {"lr.peak_over_customary", peak / customary}})};
+  };
+  const auto d = test::diagnosis("training", {{"lr_too_high", 0.9}});
+  const Advice gross = advise(d, rate(0.9, 1e-3), nullptr);
+  ASSERT_FALSE(gross.suggestions.empty());
+  EXPECT_EQ(gross.suggestions[0].id, "lr_too_high/use_customary_learning_rate");
+  EXPECT_EQ(gross.suggestions[0].config_patch.at("lr"), 0.001);
+  EXPECT_THAT(gross.suggestions[0].rationale,
+              HasSubstr("900x the rate this optimizer is customarily run at"));
+  for (const auto& s : gross.suggestions) EXPECT_NE(s.id, "lr_too_high/lower_learning_rate");
+  const Advice ordinary = advise(d, rate(0.3, 0.1), nullptr);
+  ASSERT_FALSE(ordinary.suggestions.empty());
+  EXPECT_EQ(ordinary.suggestions[0].id, "lr_too_high/lower_learning_rate");
+  EXPECT_EQ(ordinary.suggestions[0].config_patch.at("lr"), 0.09);
+  for (const auto& s : ordinary.suggestions) EXPECT_NE(s.id, "lr_too_high/use_customary_learning_rate");
+}
+
 // ---- malformed files ----------------------------------------------------------------------------------
 
 std::string error_of(const std::string& fixture, bool patterns = false) {

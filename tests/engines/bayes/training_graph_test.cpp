@@ -60,5 +60,30 @@ TEST(training_graph, ABatchOfOneKeepsBatchTooSmallBesideTheLearningRate) {
   EXPECT_LT(posterior(net, blown_run("normal"), "batch_too_small"), 0.05);
 }
 
+TEST(training_graph, TheRateAgainstTheOptimizersCustomaryOneTipsARateFromABatch) {
+  const Network net = load_graph(kGraph);
+  auto with_rate = [](std::map<std::string, std::string> run, const std::string& rate) {
+    run["configured_lr"] = rate;
+    return run;
+  };
+  // A batch of 1 that blew up at an ordinary rate: the balance moves toward the batch (it does not turn:
+  // a blow-up is a rate's symptom first, and a too-high rate is not always far above the customary one).
+  const auto tiny_normal = with_rate(blown_run("tiny"), "normal");
+  EXPECT_GT(posterior(net, tiny_normal, "batch_too_small"),
+            posterior(net, blown_run("tiny"), "batch_too_small") + 0.05);
+  // The same blow-up at a hundred times the customary rate: the rate.
+  const auto tiny_extreme = with_rate(blown_run("tiny"), "extreme");
+  EXPECT_GT(posterior(net, tiny_extreme, "lr_too_high"), 0.9);
+  // Ten times tips less than a hundred times; neither overturns a healthy run's signals on its own.
+  const auto ordinary = with_rate(blown_run("normal"), "normal");
+  EXPECT_LT(posterior(net, ordinary, "lr_too_high"),
+            posterior(net, with_rate(blown_run("normal"), "high"), "lr_too_high"));
+  const std::map<std::string, std::string> clean = {{"loss_blowup", "none"},         {"loss_peak", "none"},
+                                                    {"grad_spikes", "none"},         {"dead_layers", "alive"},
+                                                    {"loss_progress", "decreasing"}, {"loss_noise", "low"},
+                                                    {"configured_lr", "extreme"}};
+  EXPECT_GT(posterior(net, clean, "healthy"), posterior(net, clean, "lr_too_high"));
+}
+
 }  // namespace
 }  // namespace cann_debug::bayes
