@@ -5,6 +5,7 @@
 
 #include <cmath>
 
+#include "argument_dump.hpp"
 #include "metric_series_json.hpp"
 #include "readers_test_support.hpp"
 #include "train_log.hpp"
@@ -106,6 +107,43 @@ TEST(TrainLog, FixtureWithArgumentDumpErrorsAndARestart) {
   EXPECT_EQ(events[2].fields["event"], "restart");
   EXPECT_EQ(events[2].line, 15);
   EXPECT_EQ(of_kind(r, "validation").size(), 1u);
+}
+
+TEST(TrainLog, TheArgumentDumpIsOneRecordWithTypedValuesAndTheirLines) {
+  const auto args = of_kind(read_log(fixture("llm/megatron.log")), "arguments");
+  ASSERT_EQ(args.size(), 1u);
+  EXPECT_EQ(args[0].line, 5);  // the end-of-arguments line
+  EXPECT_EQ(args[0].fields["arguments"]["lr"], 0.00015);
+  EXPECT_EQ(args[0].fields["arguments"]["reset_iteration"], false);
+  EXPECT_EQ(args[0].fields["argument_lines"]["lr"], 3);
+}
+
+TEST(TrainLog, ArgumentLinesBehindALauncherPrefix) {
+  using llm_logs::parse_argument_line;
+  auto arg = parse_argument_line("vm-07-05:   optimizer ....................................... adam");
+  ASSERT_TRUE(arg);
+  EXPECT_EQ(arg->first, "optimizer");
+  EXPECT_EQ(arg->second, "adam");
+  arg = parse_argument_line("  global_batch_size ............................... 2048");
+  ASSERT_TRUE(arg);
+  EXPECT_EQ(arg->second, 2048);
+  EXPECT_TRUE(arg->second.is_number_integer());
+  EXPECT_EQ(parse_argument_line("  clip_grad ....... 1.0")->second, 1.0);
+  EXPECT_TRUE(parse_argument_line("  load ........ None")->second.is_null());
+  EXPECT_EQ(parse_argument_line("  data_path ....... ['/data/a', '/data/b']")->second,
+            "['/data/a', '/data/b']");
+  // Not argument lines: a timer of the "(min, max) time across ranks" table, prose, a dotted name.
+  EXPECT_FALSE(parse_argument_line("    forward-backward ...............................: (812.33, 815.02)"));
+  EXPECT_FALSE(parse_argument_line("loading checkpoint ..."));
+  EXPECT_FALSE(parse_argument_line("...."));
+  // A dump cut short by the end of the log is still emitted.
+  TempDir dir;
+  const std::string path = dir.write("cut.log",
+                                     "------------------------ arguments ------------------------\n"
+                                     "  optimizer ....................................... sgd\n");
+  const auto args = of_kind(read_log(path), "arguments");
+  ASSERT_EQ(args.size(), 1u);
+  EXPECT_EQ(args[0].fields["arguments"]["optimizer"], "sgd");
 }
 
 TEST(TrainLog, DeepSpeedSentinelsAreAbsentAndLauncherPrefixesRemoved) {
@@ -497,6 +535,13 @@ TEST(LlmLogsReal, MegatronDeepSpeedRocmBenchmark) {
   EXPECT_DOUBLE_EQ(train[0].fields["iteration_time_ms"].get<double>(), 76015.3);
   EXPECT_EQ(train[0].fields["consumed_tokens"], 4194304);
   EXPECT_EQ(train[4].fields["segment"], 0);
+  // Its argument dump, behind the pdsh prefix of every line.
+  const auto args = of_kind(read_log(path), "arguments");
+  ASSERT_EQ(args.size(), 1u);
+  EXPECT_EQ(args[0].fields["arguments"]["optimizer"], "adam");
+  EXPECT_EQ(args[0].fields["arguments"]["lr"], 0.00012);
+  EXPECT_EQ(args[0].fields["arguments"]["global_batch_size"], 2048);
+  EXPECT_EQ(args[0].fields["argument_lines"]["optimizer"], 428);
 }
 
 TEST(LlmLogsReal, BigScienceDeepSpeedOnHasNoGradNormAndOffHasOne) {

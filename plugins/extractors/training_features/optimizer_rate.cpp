@@ -70,6 +70,23 @@ std::optional<NamedOptimizer> optimizer_of_config(const RunConfiguration& config
   return NamedOptimizer{*name, {"config", "optimizer " + *name, kNoTimestamp, kNoTimestamp, -1, -1}};
 }
 
+std::optional<NamedOptimizer> optimizer_of_log_arguments(const Record& record) {
+  const nlohmann::json& f = record.fields;
+  if (!f.is_object() || f.value("log_kind", "") != "arguments") return std::nullopt;
+  const auto args = f.find("arguments");
+  if (args == f.end() || !args->is_object()) return std::nullopt;
+  const auto name = args->find("optimizer");
+  if (name == args->end() || !name->is_string() || name->get_ref<const std::string&>().empty())
+    return std::nullopt;
+  std::int64_t line = record.line;
+  if (const auto lines = f.find("argument_lines"); lines != f.end() && lines->is_object())
+    if (const auto at = lines->find("optimizer"); at != lines->end() && at->is_number_integer())
+      line = at->get<std::int64_t>();
+  const std::string& optimizer = name->get_ref<const std::string&>();
+  return NamedOptimizer{optimizer,
+                        {"line", "optimizer " + optimizer, kNoTimestamp, kNoTimestamp, line, line}};
+}
+
 void add_rate_over_customary(const std::vector<LogRow>& rows, const RunConfig& config,
                              const std::optional<NamedOptimizer>& optimizer, FeatureList& out) {
   if (!optimizer) return;

@@ -1,7 +1,8 @@
 // The learning rate a run used against the one its optimizer is customarily run at: an Adam given SGD's
 // 0.1 (a common slip when switching optimizers) or a rate tens of times a known-good one. The optimizer is
-// named by config.json (`optimizer.name`, or `optimizer` as a string) or by the profiler trace, whose
-// optimizer step is recorded as `Optimizer.step#<Class>.step` (PyTorch's optimizer hook).
+// named by the profiler trace, whose optimizer step is recorded as `Optimizer.step#<Class>.step` (PyTorch's
+// optimizer hook), by config.json (`optimizer.name`, or `optimizer` as a string), or by the argument dump
+// of a Megatron-style console log.
 #pragma once
 
 #include <optional>
@@ -45,6 +46,10 @@ class TraceOptimizerScanner {
 /// The run's optimizer from the config (`optimizer.name`, else `optimizer` when it is a string); absent
 /// otherwise.
 std::optional<NamedOptimizer> optimizer_of_config(const RunConfiguration& config);
+
+/// The optimizer of a trainer's argument dump (a record with log_kind "arguments", from the train_log
+/// reader: Megatron's `optimizer ..... adam`), pointing at its line; absent for other records.
+std::optional<NamedOptimizer> optimizer_of_log_arguments(const Record& record);
 
 /// Appends `lr.customary` (the optimizer's customary rate) and `lr.peak_over_customary` (the highest
 /// learning rate of the rows, the config's rate when no row has one, over it), when both are known.

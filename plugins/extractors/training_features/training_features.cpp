@@ -72,6 +72,10 @@ class TrainingFeatures final : public Component {
     if (port == kRecordsPort && message.is<RecordBatch>()) {
       for (const Record& r : message.as<RecordBatch>().records) {
         if (r.key.has_rank() && r.key.rank != 0) continue;
+        if (auto o = optimizer_of_log_arguments(r)) {
+          log_optimizer_ = std::move(o);
+          continue;
+        }
         if (auto e = event_from_record(r)) {
           events_.push_back(std::move(*e));
           continue;
@@ -133,10 +137,10 @@ class TrainingFeatures final : public Component {
     add_loss_features(curve, steps_per_epoch, batch_size, features);
     add_loss_shape_features(curve, steps_per_epoch, features);
     add_gradient_features(curve, config_, features);
-    // The optimizer the trace saw run wins over the one the config names.
-    const std::optional<NamedOptimizer> traced_optimizer = trace_optimizer_.result();
-    add_rate_over_customary(rows_, config_, traced_optimizer ? traced_optimizer : config_optimizer_,
-                            features);
+    // The optimizer the trace saw run wins over the one the config names, and that over the log's.
+    std::optional<NamedOptimizer> optimizer = trace_optimizer_.result();
+    if (!optimizer) optimizer = config_optimizer_ ? config_optimizer_ : log_optimizer_;
+    add_rate_over_customary(rows_, config_, optimizer, features);
     add_loss_spike_features(rows_, spikes, features);
     add_loss_blowup_feature(rows_, features);
     add_throughput_features(rows_, features);
@@ -154,6 +158,7 @@ class TrainingFeatures final : public Component {
   TraceBatchScanner trace_batch_;
   TraceOptimizerScanner trace_optimizer_;
   std::optional<NamedOptimizer> config_optimizer_;
+  std::optional<NamedOptimizer> log_optimizer_;  // a console log's argument dump
 };
 
 }  // namespace

@@ -4,9 +4,11 @@
 
 #include <algorithm>
 #include <fstream>
+#include <optional>
 
 #include <fmt/format.h>
 
+#include "argument_dump.hpp"
 #include "cann_debug/reader/claimed_files.hpp"
 #include "cann_debug/reader/line_reader.hpp"
 #include "cann_debug/reader/parse_error.hpp"
@@ -86,6 +88,20 @@ class TrainLogSource final : public readers::ItemSource {
     const std::string text = llm_logs::plain_text(line_);  // without ANSI colours, which are not bad bytes
     if (auto why = readers::why_not_text(text); !why.empty()) fail(why);
     if (traceback_line_ > 0 && in_traceback(text, out)) return true;
+    if (arguments_) {
+      if (llm_logs::is_argument_dump_end(text)) {
+        add_arguments(out);
+      } else if (auto arg = llm_logs::parse_argument_line(text)) {
+        arguments_->at("arguments")[arg->first] = std::move(arg->second);
+        arguments_->at("argument_lines")[arg->first] = lines_->line_number();
+      }
+      return true;
+    }
+    if (llm_logs::is_argument_dump_start(text)) {
+      arguments_ =
+          json{{"log_kind", "arguments"}, {"arguments", json::object()}, {"argument_lines", json::object()}};
+      return true;
+    }
     if (text.find("Traceback (most recent call last):") != std::string::npos) {
       traceback_line_ = lines_->line_number();
       return true;
@@ -207,7 +223,18 @@ class TrainLogSource final : public readers::ItemSource {
                                           why + "; the line is skipped (bad_line: skip)"));
   }
 
+  // The argument dump as one record, at its end line (or where the log stopped inside it).
+  void add_arguments(readers::Items& out) {
+    Record r;
+    r.line = lines_->line_number();
+    keys(r);
+    r.fields = std::move(*arguments_);
+    arguments_.reset();
+    out.records.push_back(std::move(r));
+  }
+
   void close_file(readers::Items& out) {
+    if (arguments_) add_arguments(out);
     if (traceback_line_ > 0)  // the log ends inside a traceback: the job died writing it
       add_event({"exception", "software", "error", false, "", ""},
                 "Traceback at the end of the log, cut short", traceback_line_, out);
@@ -237,6 +264,7 @@ class TrainLogSource final : public readers::ItemSource {
   bool any_step_ = false;
   std::int64_t segment_ = 0;
   std::int64_t traceback_line_ = 0;
+  std::optional<json> arguments_;  // inside an argument dump: the record being filled
   int bad_lines_ = 0;
 };
 
@@ -281,8 +309,10 @@ readers::ReaderSpec make_spec() {
   m.stability = Stability::kAlpha;
   m.description =
       "Reads training console logs (Megatron, DeepSpeed, MindSpeed, llm.c, nanoGPT, HF): steps and errors";
-  m.outputs = {{"records", std::string(RecordBatch::type_id),
-                "step, validation and summary lines and error events (log_kind), in file order"}};
+  m.outputs = {
+      {"records", std::string(RecordBatch::type_id),
+       "step, validation and summary lines, error events and the launch's argument dump (log_kind), in "
+       "file order"}};
   m.options = {readers::path_option("the log file, or a folder whose logs are read in name order"),
                readers::batch_size_option(),
                readers::max_line_bytes_option(),

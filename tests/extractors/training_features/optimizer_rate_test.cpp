@@ -110,6 +110,28 @@ TEST(OptimizerRate, TheConfigsRateStandsInForALogWithoutOne) {
   EXPECT_EQ(evidence_of(set, "lr.peak_over_customary").at(0).kind, "config");
 }
 
+TEST(OptimizerRate, AConsoleLogsArgumentDumpNamesTheOptimizer) {
+  // Megatron's rows carry the rate; the argument dump (train_log's "arguments" record) the optimizer.
+  std::vector<json> rows = rows_with_rate(0.00015);
+  rows.insert(rows.begin(), json{{"log_kind", "arguments"},
+                                 {"arguments", {{"optimizer", "adam"}, {"lr", 0.00015}}},
+                                 {"argument_lines", {{"optimizer", 160}, {"lr", 132}}}});
+  const FeatureSet set = run_extractor({{kRecordsPort, records_of(rows)}});
+  EXPECT_NEAR(value_of(set, "lr.peak_over_customary"), 0.15, 1e-12);
+  const auto refs = evidence_of(set, "lr.peak_over_customary");
+  ASSERT_EQ(refs.size(), 2u);
+  EXPECT_EQ(refs[1].kind, "line");
+  EXPECT_EQ(refs[1].id, "optimizer adam");
+  EXPECT_EQ(refs[1].first_step, 160);
+  // The dump is no step: the loss features count the 40 rows only.
+  EXPECT_EQ(evidence_of(set, "lr.peak_over_customary")[0].first_step, 9);
+  // A config that names another optimizer wins over the log.
+  EXPECT_DOUBLE_EQ(value_of(run_extractor({{kRecordsPort, records_of(rows)},
+                                           {kConfigPort, config_of({{"optimizer", {{"name", "sgd"}}}})}}),
+                            "lr.peak_over_customary"),
+                   0.0015);
+}
+
 TEST(OptimizerRate, AbsentWithoutAKnownOptimizerOrARate) {
   // No optimizer named anywhere.
   EXPECT_FALSE(
