@@ -278,6 +278,11 @@ void to_json(json& j, const GraphVariable& v) {
   j = {{"name", v.name}, {"states", v.states}, {"parents", v.parents}};
   if (!v.description.empty()) j["description"] = v.description;
   if (!v.feature.empty()) j["feature"] = v.feature;
+  if (!v.thresholds.empty()) {
+    j["thresholds"] = json::array();
+    for (double t : v.thresholds) j["thresholds"].push_back(number(t));
+    j["bins"] = v.bins;
+  }
 }
 void from_json(const json& j, GraphVariable& v) {
   v = {};
@@ -286,6 +291,14 @@ void from_json(const json& j, GraphVariable& v) {
   get_if(j, "states", v.states);
   get_if(j, "parents", v.parents);
   get_if(j, "feature", v.feature);
+  if (const auto t = j.find("thresholds"); t != j.end() && t->is_array())
+    for (const auto& x : *t) v.thresholds.push_back(read_number(x));
+  get_if(j, "bins", v.bins);
+  if (!v.thresholds.empty() && v.bins.size() != v.thresholds.size() + 1)
+    throw std::invalid_argument("graph variable '" + v.name + "': expected " +
+                                std::to_string(v.thresholds.size() + 1) + " bins for " +
+                                std::to_string(v.thresholds.size()) + " thresholds, got " +
+                                std::to_string(v.bins.size()));
 }
 void to_json(json& j, const Posterior& v) {
   json ranking = json::array();

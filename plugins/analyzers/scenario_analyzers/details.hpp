@@ -2,19 +2,24 @@
 // what a user looks at next after the ranked causes.
 #pragma once
 
+#include <vector>
+
 #include <nlohmann/json.hpp>
+
+#include "cann_debug/messages.hpp"
 
 #include "ranked_causes.hpp"
 
 namespace cann_debug::plugins::scenario {
 
-/// Gradient flow: loss and gradient-norm figures, per-layer norms, the steps where anomalies sit.
-nlohmann::json training_details(const FeatureIndex& features);
+/// Gradient flow: loss and gradient-norm figures, per-layer norms, the steps where anomalies sit; the
+/// observations read the thresholds of `graph` (the posterior's variables) where they restate a state.
+nlohmann::json training_details(const FeatureIndex& features, const std::vector<GraphVariable>& graph);
 /// Operator bottlenecks: latency percentiles, spike windows, top operators, request time split, CPU.
-nlohmann::json inference_details(const FeatureIndex& features);
+nlohmann::json inference_details(const FeatureIndex& features, const std::vector<GraphVariable>& graph);
 /// Topology-aware communication: per-rank step split, the rank that held the others up and how long
 /// they waited, per-link bandwidth.
-nlohmann::json distributed_details(const FeatureIndex& features);
+nlohmann::json distributed_details(const FeatureIndex& features, const std::vector<GraphVariable>& graph);
 
 /// Features whose name starts with one of `prefixes`, as {name: {value, unit, labels?, evidence?}}
 /// (features with labels are keyed name{k=v,...}).

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "details.hpp"
+#include "graph_thresholds.hpp"
 
 namespace cann_debug::plugins::scenario {
 
@@ -50,14 +51,14 @@ std::string steps_of(const Feature* f, const char* id) {
   return "";
 }
 
-/// A repeat of the batches at the epoch lag no fresh shuffle gives (the thresholds of the graph's
-/// epoch_repeat and epoch_periodicity=periodic, pipelines/graphs/priors/training.json).
+/// A repeat of the batches at the epoch lag no fresh shuffle gives: from where the graph in use reads
+/// epoch_repeat=sharp and epoch_periodicity=periodic; these, the shipped graph's, when it has neither.
 constexpr double kRepeatZ = 4.0;
 constexpr double kRepeatAutocorr = 0.45;
 
 /// What the run shows beside its verdict, one sentence each: the transients it recovered from, restarts,
 /// and events that are not faults. They explain a healthy verdict rather than contradict it.
-json observations(const FeatureIndex& features) {
+json observations(const FeatureIndex& features, const std::vector<GraphVariable>& graph) {
   json out = json::array();
   auto add = [&](const std::string& kind, const std::string& text, const std::string& where) {
     json o = {{"kind", kind}, {"text", text}};
@@ -92,7 +93,9 @@ json observations(const FeatureIndex& features) {
   // The repeat test is computed from the epoch-lag correlation, so it never comes without it.
   const Feature* lag = features.find("loss.epoch_lag_residual_autocorr");
   const Feature* repeat = features.find("data.epoch_repeat_zscore");
-  if (lag && (lag->value >= kRepeatAutocorr || (repeat && repeat->value >= kRepeatZ)))
+  const double repeat_autocorr = state_threshold(graph, "epoch_periodicity", "periodic", kRepeatAutocorr);
+  const double repeat_z = state_threshold(graph, "epoch_repeat", "sharp", kRepeatZ);
+  if (lag && (lag->value >= repeat_autocorr || (repeat && repeat->value >= repeat_z)))
     add("epoch_repeat",
         fmt::format(
             "the same batches come back every epoch (loss one epoch apart correlates at {:.2f}{}): the "
@@ -106,9 +109,9 @@ json observations(const FeatureIndex& features) {
 
 }  // namespace
 
-json training_details(const FeatureIndex& features) {
+json training_details(const FeatureIndex& features, const std::vector<GraphVariable>& graph) {
   json d;
-  if (json o = observations(features); !o.empty()) d["observations"] = std::move(o);
+  if (json o = observations(features, graph); !o.empty()) d["observations"] = std::move(o);
   d["throughput"] = features_json(features, {"step_time.", "loss_scale."});
   d["log_events"] = features_json(features, {"log."});
   d["loss"] = features_json(features, {"loss."});

@@ -140,6 +140,9 @@ struct GraphVariable {
   std::vector<std::string> states;
   std::vector<std::string> parents;  // edges parent -> this variable
   std::string feature;               // the feature its discretization reads; "" = not observed through one
+  std::vector<double> thresholds;    // that discretization's thresholds, ascending (empty = none)
+  std::vector<std::string> bins;     // the state of each bin: thresholds.size() + 1 entries, bin i holds
+                                     // thresholds[i-1] <= x < thresholds[i]
 };
 struct Posterior {
   static constexpr std::string_view type_id = "posterior/1";

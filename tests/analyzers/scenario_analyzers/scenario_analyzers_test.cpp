@@ -159,6 +159,43 @@ TEST(scenario_analyzers, TrainingDetailsSayTheBatchesRepeatEveryEpoch) {
   EXPECT_FALSE(details_of(0.1, 1.2).contains("observations"));
 }
 
+// The observation restates the graph's epoch_repeat=sharp and epoch_periodicity=periodic: with a graph
+// that reads them from higher values, the same figures are no longer said to repeat.
+TEST(scenario_analyzers, TheEpochRepeatObservationFollowsTheGraphsThresholds) {
+  auto details_of = [](double autocorr, double zscore, std::vector<GraphVariable> graph) {
+    Harness h(training_analyzer_factory(), {});
+    FeatureSet fs;
+    fs.scope = "run";
+    fs.features.push_back({"loss.epoch_lag_residual_autocorr", autocorr, "ratio", {}, {}});
+    fs.features.push_back({"data.epoch_repeat_zscore", zscore, "sd", {}, {}});
+    Posterior p = posterior(0.9, 0.05, 0.05);
+    p.variables = std::move(graph);
+    h.run_processor({{kFeatures, Envelope::make(CorrelationKey{}, fs)},
+                     {kPosterior, Envelope::make(CorrelationKey{}, p)}});
+    return h.outputs_of<Diagnosis>(0).at(0).details;
+  };
+  const std::vector<GraphVariable> strict = {{.name = "epoch_periodicity",
+                                              .states = {"none", "weak", "periodic"},
+                                              .parents = {"root_cause"},
+                                              .feature = "loss.epoch_lag_residual_autocorr",
+                                              .thresholds = {0.3, 0.7},
+                                              .bins = {"none", "weak", "periodic"}},
+                                             {.name = "epoch_repeat",
+                                              .states = {"none", "sharp"},
+                                              .parents = {"root_cause"},
+                                              .feature = "data.epoch_repeat_zscore",
+                                              .thresholds = {6.0},
+                                              .bins = {"none", "sharp"}}};
+  EXPECT_FALSE(details_of(0.62, 4.1, strict).contains("observations"));
+  EXPECT_TRUE(details_of(0.75, 1.0, strict).contains("observations"));
+  EXPECT_TRUE(details_of(0.1, 6.5, strict).contains("observations"));
+  // A graph without those variables (or without their thresholds): the shipped graph's 0.45 and 4 sd.
+  EXPECT_TRUE(details_of(0.62, 4.1, {}).contains("observations"));
+  std::vector<GraphVariable> bare = strict;
+  for (auto& v : bare) v.thresholds.clear(), v.bins.clear();
+  EXPECT_TRUE(details_of(0.62, 4.1, bare).contains("observations"));
+}
+
 TEST(scenario_analyzers, OnlyUnmeasuredEvidenceIsUndeterminedNotHealthy) {
   // The engine answered with every variable observed only in its absent state (its feature never came):
   // the ranking is the prior, and the diagnosis says so instead of calling the run healthy.

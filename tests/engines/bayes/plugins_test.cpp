@@ -209,7 +209,17 @@ TEST(bayes_plugins, TheGraphIsNamedOnceOnDiscretize) {
   ASSERT_NE(spike, p.variables.end());
   EXPECT_EQ(spike->feature, "loss.robust_z");
   EXPECT_EQ(spike->states, (std::vector<std::string>{"no", "yes"}));
+  // Its discretization, so that what is said of a state downstream uses the graph's own thresholds.
+  EXPECT_EQ(spike->thresholds, (std::vector<double>{3.0}));
+  EXPECT_EQ(spike->bins, (std::vector<std::string>{"no", "yes"}));
   EXPECT_FALSE(spike->parents.empty());
+  // posterior/1 carries them through JSON.
+  const Posterior round_trip = nlohmann::json(p).get<Posterior>();
+  const auto again = std::find_if(round_trip.variables.begin(), round_trip.variables.end(),
+                                  [](const GraphVariable& v) { return v.name == "loss_spike"; });
+  ASSERT_NE(again, round_trip.variables.end());
+  EXPECT_EQ(again->thresholds, spike->thresholds);
+  EXPECT_EQ(again->bins, spike->bins);
   // The same answer as an engine told the graph itself.
   Harness told(bayes_exact_factory(), {{"graph", mini()}});
   told.run_processor({{0, Envelope::make(CorrelationKey{}, e)}});
