@@ -55,6 +55,19 @@ std::string steps_of(const Feature* f, const char* id) {
 /// epoch_repeat=sharp and epoch_periodicity=periodic; these, the shipped graph's, when it has neither.
 constexpr double kRepeatZ = 4.0;
 constexpr double kRepeatAutocorr = 0.45;
+/// A rate far above the optimizer's customary one: from where the graph reads configured_lr=high.
+constexpr double kHighRate = 10.0;
+
+/// The optimizer named by the evidence of lr.peak_over_customary ("Adam" of the trace's
+/// "Optimizer.step#Adam.step", "adam" of "config optimizer adam" or of a log's "optimizer adam" line).
+std::string optimizer_named(const Feature& f) {
+  for (const auto& r : f.evidence) {
+    if (r.kind == "operator" && r.id.starts_with("Optimizer.step#") && r.id.ends_with(".step"))
+      return r.id.substr(15, r.id.size() - 15 - 5);
+    if ((r.kind == "config" || r.kind == "line") && r.id.starts_with("optimizer ")) return r.id.substr(10);
+  }
+  return "its optimizer";
+}
 
 /// What the run shows beside its verdict, one sentence each: the transients it recovered from, restarts,
 /// and events that are not faults. They explain a healthy verdict rather than contradict it.
@@ -102,6 +115,15 @@ json observations(const FeatureIndex& features, const std::vector<GraphVariable>
             "data loader does not reshuffle",
             lag->value, repeat ? fmt::format(", {:.1f} sd above nearby lags", repeat->value) : ""),
         steps_of(lag, "loss.epoch_period"));
+  // A rate far above the customary one, said whatever the verdict: a run that trained well at it is
+  // healthy, and the user still wants to know that the rate is unusual.
+  if (const Feature* f = features.find("lr.peak_over_customary");
+      f && f->value >= state_threshold(graph, "configured_lr", "high", kHighRate))
+    add("high_learning_rate",
+        fmt::format("the learning rate peaked at {:.3g}, {:.0f} times the rate {} is customarily run at",
+                    value_of(features, "lr.peak", f->value * value_of(features, "lr.customary", 0.0)),
+                    f->value, optimizer_named(*f)),
+        steps_of(f, "lr"));
   if (const double s = value_of(features, "log.skipped_iteration_fraction", 0.0); s > 0)
     add("overflow_skips", fmt::format("{:.2g}% of the iterations were skipped on overflow", 100.0 * s), "");
   return out;

@@ -159,6 +159,33 @@ TEST(scenario_analyzers, TrainingDetailsSayTheBatchesRepeatEveryEpoch) {
   EXPECT_FALSE(details_of(0.1, 1.2).contains("observations"));
 }
 
+// A rate far above the optimizer's customary one is said beside any verdict, naming the optimizer.
+TEST(scenario_analyzers, TrainingDetailsSayTheRateIsFarAboveTheCustomaryOne) {
+  auto details_of = [](double over, std::vector<EvidenceRef> source) {
+    Harness h(training_analyzer_factory(), {});
+    FeatureSet fs;
+    fs.scope = "run";
+    fs.features.push_back({"lr.peak", over * 1e-3, "lr", {}, {}});
+    fs.features.push_back({"lr.customary", 1e-3, "lr", {}, {}});
+    source.insert(source.begin(), {"step", "lr", kNoTimestamp, kNoTimestamp, 9, 9});
+    fs.features.push_back({"lr.peak_over_customary", over, "ratio", source, {}});
+    h.run_processor({{kFeatures, Envelope::make(CorrelationKey{}, fs)},
+                     {kPosterior, Envelope::make(CorrelationKey{}, posterior(0.9, 0.05, 0.05))}});
+    return h.outputs_of<Diagnosis>(0).at(0).details;
+  };
+  const auto traced = details_of(900.0, {{"operator", "Optimizer.step#Adam.step", 1, 2, 4, 4}});
+  ASSERT_TRUE(traced.contains("observations")) << traced.dump();
+  EXPECT_EQ(traced["observations"][0]["kind"], "high_learning_rate");
+  EXPECT_EQ(traced["observations"][0]["text"],
+            "the learning rate peaked at 0.9, 900 times the rate Adam is customarily run at");
+  EXPECT_EQ(traced["observations"][0]["where"], "iteration 9");
+  const auto logged = details_of(25.0, {{"line", "optimizer adamw", kNoTimestamp, kNoTimestamp, 160, 160}});
+  EXPECT_NE(logged["observations"][0]["text"].get<std::string>().find("25 times the rate adamw"),
+            std::string::npos);
+  EXPECT_FALSE(details_of(3.0, {{"config", "optimizer sgd", kNoTimestamp, kNoTimestamp, -1, -1}})
+                   .contains("observations"));
+}
+
 // The observation restates the graph's epoch_repeat=sharp and epoch_periodicity=periodic: with a graph
 // that reads them from higher values, the same figures are no longer said to repeat.
 TEST(scenario_analyzers, TheEpochRepeatObservationFollowsTheGraphsThresholds) {
