@@ -17,15 +17,16 @@ struct CustomaryRate {
 
 // Most specific first: "adamw" and "nadam" contain "adam", "adamax" too. LARS and LARC (layer-wise rate
 // scaling over SGD) are left out: their global rate runs from 1 to 30 at large batches.
-constexpr std::array<CustomaryRate, 9> kCustomaryRates{{{"adadelta", 1.0},
-                                                        {"adagrad", 1e-2},
-                                                        {"adamax", 2e-3},
-                                                        {"nadam", 2e-3},
-                                                        {"radam", 1e-3},
-                                                        {"adam", 1e-3},
-                                                        {"lamb", 1e-3},
-                                                        {"rmsprop", 1e-2},
-                                                        {"sgd", 0.1}}};
+constexpr std::array<CustomaryRate, 10> kCustomaryRates{{{"adadelta", 1.0},
+                                                         {"adagrad", 1e-2},
+                                                         {"adamax", 2e-3},
+                                                         {"nadam", 2e-3},
+                                                         {"radam", 1e-3},
+                                                         {"adam", 1e-3},
+                                                         {"lamb", 1e-3},
+                                                         {"rmsprop", 1e-2},
+                                                         {"sgd", 0.1},
+                                                         {"momentum", 0.1}}};  // MindSpore's nn.Momentum
 
 std::string lowercase(std::string_view s) {
   std::string out(s);

@@ -24,10 +24,10 @@ struct NamedOptimizer {
 
 /// The rate an optimizer is customarily run at: PyTorch's default learning rate for the adaptive ones
 /// (Adam, AdamW, RAdam 1e-3; NAdam, Adamax 2e-3; RMSprop, Adagrad 1e-2; Adadelta 1.0) and LAMB 1e-3, and 0.1
-/// for SGD (it has no default; 0.1 is the rate of the ResNet recipes at a batch of 256). Matched on the
-/// lowercase name, vendor prefixes and suffixes allowed (FusedAdam, DeepSpeedCPUAdam, Adam8bit,
-/// npu_fused_sgd). Absent for an optimizer it does not know (LARS and LARC, whose global rate runs from 1 to
-/// 30, included).
+/// for SGD and MindSpore's Momentum (no default; 0.1 is the rate of the ResNet recipes at a batch of 256).
+/// Matched on the lowercase name, vendor prefixes and suffixes allowed (FusedAdam, DeepSpeedCPUAdam,
+/// Adam8bit, npu_fused_sgd). Absent for an optimizer it does not know (LARS and LARC, whose global rate runs
+/// from 1 to 30, included).
 std::optional<double> customary_learning_rate(std::string_view optimizer);
 
 /// The optimizer class of a PyTorch profiler event `Optimizer.step#<Class>.step`; absent for other events.

@@ -34,6 +34,8 @@ TEST(OptimizerRate, CustomaryRatesFollowTheOptimizerFamily) {
   EXPECT_EQ(customary_learning_rate("DeepSpeedCPUAdam"), 1e-3);
   EXPECT_EQ(customary_learning_rate("FusedLAMB"), 1e-3);
   EXPECT_EQ(customary_learning_rate("NpuFusedSGD"), 0.1);
+  EXPECT_EQ(customary_learning_rate("Momentum"), 0.1);  // MindSpore's nn.Momentum
+  EXPECT_EQ(customary_learning_rate("AdamWeightDecay"), 1e-3);
   // Unknown, and layer-wise scaled rates whose global rate has no customary value: nothing.
   EXPECT_FALSE(customary_learning_rate("LARS"));
   EXPECT_FALSE(customary_learning_rate("Shampoo"));
