@@ -219,7 +219,10 @@ TEST(scenario_analyzers, TheEpochRepeatObservationFollowsTheGraphsThresholds) {
   // A graph without those variables (or without their thresholds): the shipped graph's 0.45 and 4 sd.
   EXPECT_TRUE(details_of(0.62, 4.1, {}).contains("observations"));
   std::vector<GraphVariable> bare = strict;
-  for (auto& v : bare) v.thresholds.clear(), v.bins.clear();
+  for (auto& v : bare) {
+    v.thresholds.clear();
+    v.bins.clear();
+  }
   EXPECT_TRUE(details_of(0.62, 4.1, bare).contains("observations"));
 }
 
