@@ -61,10 +61,12 @@ constexpr double kHighRate = 10.0;
 /// The optimizer named by the evidence of lr.peak_over_customary ("Adam" of the trace's
 /// "Optimizer.step#Adam.step", "adam" of "config optimizer adam" or of a log's "optimizer adam" line).
 std::string optimizer_named(const Feature& f) {
+  constexpr std::string_view kStepPrefix = "Optimizer.step#", kStepSuffix = ".step", kNamed = "optimizer ";
   for (const auto& r : f.evidence) {
-    if (r.kind == "operator" && r.id.starts_with("Optimizer.step#") && r.id.ends_with(".step"))
-      return r.id.substr(15, r.id.size() - 15 - 5);
-    if ((r.kind == "config" || r.kind == "line") && r.id.starts_with("optimizer ")) return r.id.substr(10);
+    if (r.kind == "operator" && r.id.starts_with(kStepPrefix) && r.id.ends_with(kStepSuffix))
+      return r.id.substr(kStepPrefix.size(), r.id.size() - kStepPrefix.size() - kStepSuffix.size());
+    if ((r.kind == "config" || r.kind == "line") && r.id.starts_with(kNamed))
+      return r.id.substr(kNamed.size());
   }
   return "its optimizer";
 }

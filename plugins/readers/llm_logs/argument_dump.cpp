@@ -5,17 +5,13 @@
 #include <charconv>
 #include <cmath>
 
+#include "cann_debug/reader/text.hpp"
+
 namespace cann_debug::plugins::llm_logs {
 namespace {
 
 bool is_name_char(char c) {
   return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_';
-}
-
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front())) != 0) s.remove_prefix(1);
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back())) != 0) s.remove_suffix(1);
-  return s;
 }
 
 nlohmann::json typed_value(std::string_view v) {
@@ -58,7 +54,7 @@ std::optional<std::pair<std::string, nlohmann::json>> parse_argument_line(std::s
   // At least three dots, then a space and a value ("loading checkpoint ..." is prose).
   if (value_start - (dots + 1) < 3 || value_start >= text.size() || text[value_start] != ' ')
     return std::nullopt;
-  const std::string_view value = trim(text.substr(value_start));
+  const std::string_view value = readers::trim(text.substr(value_start));
   if (value.empty()) return std::nullopt;
   return std::make_pair(std::string(text.substr(name_start, dots - name_start)), typed_value(value));
 }
