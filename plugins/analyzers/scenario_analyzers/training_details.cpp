@@ -55,6 +55,9 @@ std::string steps_of(const Feature* f, const char* id) {
 /// epoch_repeat=sharp and epoch_periodicity=periodic; these, the shipped graph's, when it has neither.
 constexpr double kRepeatZ = 4.0;
 constexpr double kRepeatAutocorr = 0.45;
+/// An effect of the position in the epoch no fresh shuffle gives: from where the graph reads
+/// epoch_position=strong.
+constexpr double kPositionZ = 8.0;
 /// A rate far above the optimizer's customary one: from where the graph reads configured_lr=high.
 constexpr double kHighRate = 10.0;
 
@@ -110,13 +113,24 @@ json observations(const FeatureIndex& features, const std::vector<GraphVariable>
   const Feature* repeat = features.find("data.epoch_repeat_zscore");
   const double repeat_autocorr = state_threshold(graph, "epoch_periodicity", "periodic", kRepeatAutocorr);
   const double repeat_z = state_threshold(graph, "epoch_repeat", "sharp", kRepeatZ);
-  if (lag && (lag->value >= repeat_autocorr || (repeat && repeat->value >= repeat_z)))
+  const bool repeats = lag && (lag->value >= repeat_autocorr || (repeat && repeat->value >= repeat_z));
+  if (repeats)
     add("epoch_repeat",
         fmt::format(
             "the same batches come back every epoch (loss one epoch apart correlates at {:.2f}{}): the "
             "data loader does not reshuffle",
             lag->value, repeat ? fmt::format(", {:.1f} sd above nearby lags", repeat->value) : ""),
         steps_of(lag, "loss.epoch_period"));
+  // The same kind of batch at the same place of every epoch, where the batches themselves differ (a stored
+  // order behind a shuffle buffer): said when the repeat above is not.
+  if (const Feature* f = features.find("data.epoch_position_zscore");
+      !repeats && f && f->value >= state_threshold(graph, "epoch_position", "strong", kPositionZ))
+    add("epoch_position",
+        fmt::format(
+            "the loss depends on where in the epoch a step falls ({:.1f} sd, an analysis of variance by "
+            "position): the data are read in an order that is the same every epoch",
+            f->value),
+        steps_of(f, "loss.epoch_period"));
   // A rate far above the customary one, said whatever the verdict: a run that trained well at it is
   // healthy, and the user still wants to know that the rate is unusual.
   if (const Feature* f = features.find("lr.peak_over_customary");

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "epoch_position.hpp"
 #include "series_math.hpp"
 
 namespace cann_debug::plugins::training_detail {
@@ -45,6 +46,13 @@ std::optional<double> epoch_lag_zscore(const std::vector<double>& ranked, std::s
   const double sd = std::sqrt(var / static_cast<double>(around.size() - 1));
   if (sd <= 0.0) return std::nullopt;
   return (*at_period - m) / sd;
+}
+
+// One value per step, in step order, with no step missing (positions in the epoch count steps).
+bool one_row_per_step(const std::vector<LogRow>& rows) {
+  for (std::size_t i = 1; i < rows.size(); ++i)
+    if (step_of(rows[i]) != step_of(rows[i - 1]) + 1) return false;
+  return true;
 }
 
 }  // namespace
@@ -149,6 +157,41 @@ void add_loss_blowup_feature(const std::vector<LogRow>& rows, FeatureList& out) 
   if (!first || *rows[*first].loss <= 0.0) return;
   out.add("loss.log10_max_over_first", std::log10(*rows[*top].loss / *rows[*first].loss), "log10",
           {row_ref(rows, *first, "loss.first"), row_ref(rows, *top, "loss.max")});
+}
+
+void add_epoch_position_features(const std::vector<LogRow>& rows, std::optional<std::int64_t> steps_per_epoch,
+                                 FeatureList& out) {
+  if (!steps_per_epoch || *steps_per_epoch < 2 || rows.empty() || !one_row_per_step(rows)) return;
+  const auto period = static_cast<std::size_t>(*steps_per_epoch);
+  const auto series_of = [&](auto value) -> std::optional<std::vector<double>> {
+    std::vector<double> v;
+    v.reserve(rows.size());
+    bool positive = true;
+    for (const LogRow& r : rows) {
+      const std::optional<double> x = value(r);
+      if (!x || !std::isfinite(*x)) return std::nullopt;
+      positive = positive && *x > 0.0;
+      v.push_back(*x);
+    }
+    if (positive)
+      for (double& x : v) x = std::log(x);
+    return v;
+  };
+  const auto loss = series_of([](const LogRow& r) { return r.loss; });
+  if (!loss) return;
+  const auto loss_test = epoch_position_test(*loss, period);
+  if (!loss_test) return;
+  const EvidenceRef epochs = rows_ref(rows, 0, rows.size() - 1, "steps", "loss.epoch_period");
+  out.add("loss.epoch_position_zscore", loss_test->zscore, "sd", {epochs});
+  std::optional<EpochPositionTest> grad_test;
+  if (const auto grad = series_of([](const LogRow& r) { return r.grad_norm; }))
+    grad_test = epoch_position_test(*grad, period);
+  if (grad_test) out.add("grad_norm.epoch_position_zscore", grad_test->zscore, "sd", {epochs});
+  // Stouffer's combination, as for the epoch-lag test: the same batch kind gives about the same loss and
+  // the same gradient norm.
+  out.add("data.epoch_position_zscore",
+          grad_test ? (loss_test->zscore + grad_test->zscore) / std::sqrt(2.0) : loss_test->zscore, "sd",
+          {epochs});
 }
 
 }  // namespace cann_debug::plugins::training_detail

@@ -21,4 +21,13 @@ void add_loss_shape_features(const std::vector<LogRow>& rows, std::optional<std:
 /// median and any test relative to the level before a spike read as calm.
 void add_loss_blowup_feature(const std::vector<LogRow>& rows, FeatureList& out);
 
+/// loss.epoch_position_zscore, grad_norm.epoch_position_zscore and their Stouffer combination
+/// data.epoch_position_zscore: whether the loss and the gradient norm depend on the position in the epoch
+/// (epoch_position.hpp), on every row of the run, spikes included (a hard class block brings its spike back
+/// at the same position each epoch). Both on a log scale where positive throughout: a loss that falls by
+/// decades has residuals in proportion to its level, and the effect of a stored order is a share of the
+/// loss rather than an amount. Needs one row per step, no step missing.
+void add_epoch_position_features(const std::vector<LogRow>& rows, std::optional<std::int64_t> steps_per_epoch,
+                                 FeatureList& out);
+
 }  // namespace cann_debug::plugins::training_detail

@@ -136,6 +136,7 @@ class TrainingFeatures final : public Component {
     const std::vector<LogRow> curve = rows_outside_recovered_spikes(rows_, spikes);
     add_loss_features(curve, steps_per_epoch, batch_size, features);
     add_loss_shape_features(curve, steps_per_epoch, features);
+    add_epoch_position_features(rows_, steps_per_epoch, features);
     add_gradient_features(curve, config_, features);
     // The optimizer the trace saw run wins over the one the config names, and that over the log's.
     std::optional<NamedOptimizer> optimizer = trace_optimizer_.result();

@@ -226,6 +226,38 @@ TEST(scenario_analyzers, TheEpochRepeatObservationFollowsTheGraphsThresholds) {
   EXPECT_TRUE(details_of(0.62, 4.1, bare).contains("observations"));
 }
 
+// An effect of the position in the epoch is said from the graph's epoch_position=strong on, and not beside
+// the epoch repeat, which says more.
+TEST(scenario_analyzers, ThePositionInTheEpochIsSaidWhereTheRepeatIsNot) {
+  auto observations_of = [](double position_z, double autocorr, std::vector<GraphVariable> graph) {
+    Harness h(training_analyzer_factory(), {});
+    FeatureSet fs;
+    fs.scope = "run";
+    fs.features.push_back({"data.epoch_position_zscore", position_z, "sd", {}, {}});
+    fs.features.push_back({"loss.epoch_lag_residual_autocorr", autocorr, "ratio", {}, {}});
+    Posterior p = posterior(0.9, 0.05, 0.05);
+    p.variables = std::move(graph);
+    h.run_processor({{kFeatures, Envelope::make(CorrelationKey{}, fs)},
+                     {kPosterior, Envelope::make(CorrelationKey{}, p)}});
+    const json details = h.outputs_of<Diagnosis>(0).at(0).details;
+    std::vector<std::string> kinds;
+    for (const json& o : details.value("observations", json::array())) kinds.push_back(o.at("kind"));
+    return kinds;
+  };
+  using Kinds = std::vector<std::string>;
+  EXPECT_EQ(observations_of(10.3, 0.2, {}), Kinds{"epoch_position"});
+  EXPECT_EQ(observations_of(5.0, 0.2, {}), Kinds{});
+  EXPECT_EQ(observations_of(10.3, 0.8, {}), Kinds{"epoch_repeat"});
+  const std::vector<GraphVariable> strict = {{.name = "epoch_position",
+                                              .states = {"none", "weak", "strong"},
+                                              .parents = {"root_cause"},
+                                              .feature = "data.epoch_position_zscore",
+                                              .thresholds = {6.0, 12.0},
+                                              .bins = {"none", "weak", "strong"}}};
+  EXPECT_EQ(observations_of(10.3, 0.2, strict), Kinds{});
+  EXPECT_EQ(observations_of(12.5, 0.2, strict), Kinds{"epoch_position"});
+}
+
 TEST(scenario_analyzers, OnlyUnmeasuredEvidenceIsUndeterminedNotHealthy) {
   // The engine answered with every variable observed only in its absent state (its feature never came):
   // the ranking is the prior, and the diagnosis says so instead of calling the run healthy.

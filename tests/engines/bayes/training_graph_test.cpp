@@ -85,5 +85,27 @@ TEST(training_graph, TheRateAgainstTheOptimizersCustomaryOneTipsARateFromABatch)
   EXPECT_GT(posterior(net, clean, "healthy"), posterior(net, clean, "lr_too_high"));
 }
 
+TEST(training_graph, AnEffectOfThePositionInTheEpochTipsACleanRunToAStoredOrder) {
+  const Network net = load_graph(kGraph);
+  // A run that learnt without a symptom but a faint correlation one epoch apart (a stored order behind a
+  // shuffle buffer): healthy leads until each position of the epoch is seen to have its own kind of batch.
+  std::map<std::string, std::string> run = {{"loss_blowup", "none"},         {"loss_peak", "none"},
+                                            {"grad_spikes", "none"},         {"dead_layers", "alive"},
+                                            {"loss_progress", "decreasing"}, {"loss_noise", "low"},
+                                            {"epoch_periodicity", "weak"},   {"epoch_repeat", "none"}};
+  EXPECT_GT(posterior(net, run, "healthy"), posterior(net, run, "unshuffled_data"));
+  auto positioned = run;
+  positioned["epoch_position"] = "strong";
+  EXPECT_GT(posterior(net, positioned, "unshuffled_data"), posterior(net, positioned, "healthy"));
+  EXPECT_GT(posterior(net, positioned, "unshuffled_data"), 10.0 * posterior(net, run, "unshuffled_data"));
+  // Its absence is no strong evidence against a stored order (the periodicity's own table already counts
+  // that): it moves the stored order's share by less than a factor of 3.
+  auto stored = run;
+  stored["epoch_periodicity"] = "periodic";
+  auto unseen = stored;
+  unseen["epoch_position"] = "none";
+  EXPECT_GT(posterior(net, unseen, "unshuffled_data"), posterior(net, stored, "unshuffled_data") / 3.0);
+}
+
 }  // namespace
 }  // namespace cann_debug::bayes

@@ -1,0 +1,58 @@
+// One-way analysis of variance of a detrended series by position in the epoch; see epoch_position.hpp.
+#include "epoch_position.hpp"
+
+#include <cmath>
+
+#include "series_math.hpp"
+
+namespace cann_debug::plugins::training_detail {
+namespace {
+
+// Fewest residuals behind the test (besides two epochs of them).
+constexpr std::size_t kMinResiduals = 20;
+
+}  // namespace
+
+double f_to_zscore(double f, std::size_t d1, std::size_t d2) {
+  const double a = 2.0 / (9.0 * static_cast<double>(d1));
+  const double b = 2.0 / (9.0 * static_cast<double>(d2));
+  const double root = std::cbrt(f);
+  return ((1.0 - b) * root - (1.0 - a)) / std::sqrt(b * root * root + a);
+}
+
+std::optional<EpochPositionTest> epoch_position_test(const std::vector<double>& series, std::size_t period) {
+  if (period < 2) return std::nullopt;
+  const std::vector<double> residual = residual_around_moving_mean(series, period);
+  if (residual.size() < 2 * period || residual.size() < kMinResiduals) return std::nullopt;
+  // Residual i belongs to step i + period / 2; its position in the epoch is that step modulo the period
+  // (which position is called 0 does not change the test).
+  const std::size_t offset = period / 2;
+  std::vector<double> sum(period, 0.0);
+  std::vector<std::size_t> count(period, 0);
+  for (std::size_t i = 0; i < residual.size(); ++i) {
+    const std::size_t position = (i + offset) % period;
+    sum[position] += residual[i];
+    ++count[position];
+  }
+  const double grand = mean(residual);
+  double between = 0.0;
+  for (std::size_t p = 0; p < period; ++p) {
+    const double m = sum[p] / static_cast<double>(count[p]);
+    between += static_cast<double>(count[p]) * (m - grand) * (m - grand);
+  }
+  double within = 0.0;
+  for (std::size_t i = 0; i < residual.size(); ++i) {
+    const std::size_t position = (i + offset) % period;
+    const double d = residual[i] - sum[position] / static_cast<double>(count[position]);
+    within += d * d;
+  }
+  EpochPositionTest test;
+  test.df_between = period - 1;
+  test.df_within = residual.size() - period;
+  if (!(within > 0.0)) return std::nullopt;
+  test.f = (between / static_cast<double>(test.df_between)) / (within / static_cast<double>(test.df_within));
+  test.zscore = f_to_zscore(test.f, test.df_between, test.df_within);
+  return test;
+}
+
+}  // namespace cann_debug::plugins::training_detail
