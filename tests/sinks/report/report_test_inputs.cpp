@@ -6,6 +6,8 @@
 #include <cmath>
 #include <fstream>
 #include <sstream>
+#include <system_error>
+#include <vector>
 
 namespace cann_debug::report::testdata {
 
@@ -15,11 +17,29 @@ std::string fixture_graph_path() {
   return std::string(CANN_DEBUG_TEST_DATA_DIR) + "/report/causal_graph.json";
 }
 
+namespace {
+
+/// The folders fresh_folder made, removed when the test program exits (every test of the program may
+/// still read its own until then).
+struct MadeFolders {
+  std::vector<std::filesystem::path> dirs;
+  ~MadeFolders() {
+    for (const auto& dir : dirs) {
+      std::error_code ec;
+      std::filesystem::remove_all(dir, ec);
+    }
+  }
+};
+
+}  // namespace
+
 std::filesystem::path fresh_folder(const std::string& name) {
+  static MadeFolders made;
   const auto dir = std::filesystem::temp_directory_path() /
                    ("cann_debug_report_test_" + name + "_" + std::to_string(::getpid()));
   std::filesystem::remove_all(dir);
   std::filesystem::create_directories(dir);
+  made.dirs.push_back(dir);
   return dir;
 }
 
