@@ -58,6 +58,9 @@ constexpr double kRepeatAutocorr = 0.45;
 /// An effect of the position in the epoch no fresh shuffle gives: from where the graph reads
 /// epoch_position=strong.
 constexpr double kPositionZ = 8.0;
+/// A loss without batch noise over a dataset larger than a batch: from where the graph reads
+/// same_batch=repeated.
+constexpr double kRepeatedBatch = 0.9;
 /// A rate far above the optimizer's customary one: from where the graph reads configured_lr=high.
 constexpr double kHighRate = 10.0;
 
@@ -131,6 +134,15 @@ json observations(const FeatureIndex& features, const std::vector<GraphVariable>
             "position): the data are read in an order that is the same every epoch",
             f->value),
         steps_of(f, "loss.epoch_period"));
+  // Every step on the same batch: said whatever the verdict, since a run can still learn its one batch.
+  if (const Feature* f = features.find("data.repeated_batch_share");
+      f && f->value >= state_threshold(graph, "same_batch", "repeated", kRepeatedBatch))
+    add("same_batch",
+        fmt::format("the loss follows its trend exactly at {:.0f}% of the steps, without the noise different "
+                    "batches give, though the dataset holds more samples than a batch: every step trains on "
+                    "the same batch",
+                    100.0 * f->value),
+        steps_of(f, "loss"));
   // A rate far above the customary one, said whatever the verdict: a run that trained well at it is
   // healthy, and the user still wants to know that the rate is unusual.
   if (const Feature* f = features.find("lr.peak_over_customary");

@@ -18,6 +18,7 @@
 #include "loss_shape_features.hpp"
 #include "loss_spikes.hpp"
 #include "optimizer_rate.hpp"
+#include "repeated_batch.hpp"
 #include "throughput_features.hpp"
 #include "trace_batch.hpp"
 #include "training_log.hpp"
@@ -137,6 +138,7 @@ class TrainingFeatures final : public Component {
     add_loss_features(curve, steps_per_epoch, batch_size, features);
     add_loss_shape_features(curve, steps_per_epoch, features);
     add_epoch_position_features(rows_, steps_per_epoch, features);
+    add_repeated_batch_features(rows_, config_, features);
     add_gradient_features(curve, config_, features);
     // The optimizer the trace saw run wins over the one the config names, and that over the log's.
     std::optional<NamedOptimizer> optimizer = trace_optimizer_.result();

@@ -112,6 +112,7 @@ RunConfig config_from(const RunConfiguration& config) {
   c.clip_threshold = positive(config.number("clip_threshold"));
   c.lr = positive(config.number("lr"));
   if (!c.lr) c.lr = positive(config.number("optimizer.lr"));
+  c.dataset_samples = positive(config.integer("dataset.num_samples"));
   return c;
 }
 

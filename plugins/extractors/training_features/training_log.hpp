@@ -47,6 +47,7 @@ struct RunConfig {
   std::optional<std::int64_t> batch_size;
   std::optional<double> clip_threshold;
   std::optional<double> lr;
+  std::optional<std::int64_t> dataset_samples;  // dataset.num_samples
 };
 
 /// A numeric value of a record field: a number, or a non-finite number written as the string

@@ -258,6 +258,23 @@ TEST(scenario_analyzers, ThePositionInTheEpochIsSaidWhereTheRepeatIsNot) {
   EXPECT_EQ(observations_of(12.5, 0.2, strict), Kinds{"epoch_position"});
 }
 
+TEST(scenario_analyzers, ARepeatedBatchIsSaidFromTheGraphsThreshold) {
+  auto kinds_of = [](double share) {
+    Harness h(training_analyzer_factory(), {});
+    FeatureSet fs;
+    fs.scope = "run";
+    fs.features.push_back({"data.repeated_batch_share", share, "ratio", {}, {}});
+    h.run_processor({{kFeatures, Envelope::make(CorrelationKey{}, fs)},
+                     {kPosterior, Envelope::make(CorrelationKey{}, posterior(0.9, 0.05, 0.05))}});
+    std::vector<std::string> kinds;
+    const json details = h.outputs_of<Diagnosis>(0).at(0).details;
+    for (const json& o : details.value("observations", json::array())) kinds.push_back(o.at("kind"));
+    return kinds;
+  };
+  EXPECT_EQ(kinds_of(1.0), std::vector<std::string>{"same_batch"});
+  EXPECT_TRUE(kinds_of(0.3).empty());
+}
+
 TEST(scenario_analyzers, OnlyUnmeasuredEvidenceIsUndeterminedNotHealthy) {
   // The engine answered with every variable observed only in its absent state (its feature never came):
   // the ranking is the prior, and the diagnosis says so instead of calling the run healthy.

@@ -107,5 +107,18 @@ TEST(training_graph, AnEffectOfThePositionInTheEpochTipsACleanRunToAStoredOrder)
   EXPECT_GT(posterior(net, unseen, "unshuffled_data"), posterior(net, stored, "unshuffled_data") / 3.0);
 }
 
+TEST(training_graph, ARepeatedBatchIsAStoredOrder) {
+  const Network net = load_graph(kGraph);
+  // One step per epoch over a dataset larger than the batch: a smooth loss, no periodicity to see.
+  std::map<std::string, std::string> run = {{"loss_blowup", "none"},         {"loss_peak", "none"},
+                                            {"grad_spikes", "none"},         {"dead_layers", "alive"},
+                                            {"loss_progress", "decreasing"}, {"loss_noise", "low"}};
+  const double before = posterior(net, run, "unshuffled_data");
+  EXPECT_GT(posterior(net, run, "healthy"), before);
+  run["same_batch"] = "repeated";
+  EXPECT_GT(posterior(net, run, "unshuffled_data"), posterior(net, run, "healthy"));
+  EXPECT_GT(posterior(net, run, "unshuffled_data"), 0.5);
+}
+
 }  // namespace
 }  // namespace cann_debug::bayes

@@ -1,0 +1,46 @@
+// Whether every step trains on the same batch; see repeated_batch.hpp.
+#include "repeated_batch.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "series_math.hpp"
+
+namespace cann_debug::plugins::training_detail {
+namespace {
+
+// Half width of the window the loss is compared with its median in (21 steps, as the trend of the noise).
+constexpr std::size_t kHalfWidth = 10;
+// Fewest steps looked at.
+constexpr std::size_t kMinSteps = 20;
+
+}  // namespace
+
+std::optional<double> on_trend_fraction(const std::vector<double>& loss, std::size_t half_width) {
+  if (half_width == 0) return std::nullopt;
+  const std::vector<double> median = running_median(loss, half_width);
+  if (median.size() < kMinSteps) return std::nullopt;
+  std::size_t on_trend = 0;
+  for (std::size_t i = 0; i < median.size(); ++i) {
+    const std::size_t at = i + half_width;  // >= 1
+    if (loss[at] == median[i] && loss[at] != loss[at - 1]) ++on_trend;
+  }
+  return static_cast<double>(on_trend) / static_cast<double>(median.size());
+}
+
+void add_repeated_batch_features(const std::vector<LogRow>& rows, const RunConfig& config, FeatureList& out) {
+  std::vector<LogRow> finite;
+  for (const LogRow& r : rows)
+    if (r.loss && std::isfinite(*r.loss)) finite.push_back(r);
+  std::vector<double> loss;
+  loss.reserve(finite.size());
+  for (const LogRow& r : finite) loss.push_back(*r.loss);
+  const auto share = on_trend_fraction(loss, kHalfWidth);
+  if (!share) return;
+  const EvidenceRef steps = rows_ref(finite, 0, finite.size() - 1, "steps", "loss");
+  out.add("loss.on_trend_fraction", *share, "ratio", {steps});
+  if (config.dataset_samples && config.batch_size && *config.dataset_samples > *config.batch_size)
+    out.add("data.repeated_batch_share", *share, "ratio", {steps});
+}
+
+}  // namespace cann_debug::plugins::training_detail
