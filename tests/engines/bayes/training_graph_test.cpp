@@ -4,9 +4,11 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <map>
 #include <string>
+#include <vector>
 
 #include "cann_debug/causal_graph/graph_loader.hpp"
 #include "core/evidence.hpp"
@@ -118,6 +120,38 @@ TEST(training_graph, ARepeatedBatchIsAStoredOrder) {
   run["same_batch"] = "repeated";
   EXPECT_GT(posterior(net, run, "unshuffled_data"), posterior(net, run, "healthy"));
   EXPECT_GT(posterior(net, run, "unshuffled_data"), 0.5);
+}
+
+TEST(training_graph, TwoLooksAtOneLagAreReadTogether) {
+  const Network net = load_graph(kGraph);
+  auto parents_of = [&](const char* child) {
+    return net.variables[static_cast<std::size_t>(net.find(child))].parents;
+  };
+  auto has = [](const std::vector<int>& parents, int v) {
+    return std::find(parents.begin(), parents.end(), v) != parents.end();
+  };
+  // The epoch-lag size and the epoch-lag test; the lag-1 correlation of the loss and of the gradient norm.
+  EXPECT_TRUE(has(parents_of("epoch_repeat"), net.find("epoch_periodicity")));
+  EXPECT_TRUE(has(parents_of("grad_batch_correlation"), net.find("batch_correlation")));
+  // A clean run without any periodicity: the epoch-lag test finding none as well takes less than half of
+  // what a stored order had left (counted as a second independent symptom it took two thirds).
+  std::map<std::string, std::string> run = {{"loss_blowup", "none"},         {"loss_peak", "none"},
+                                            {"grad_spikes", "none"},         {"dead_layers", "alive"},
+                                            {"loss_progress", "decreasing"}, {"loss_noise", "low"},
+                                            {"epoch_periodicity", "none"}};
+  const double without = posterior(net, run, "unshuffled_data");
+  run["epoch_repeat"] = "none";
+  EXPECT_GT(posterior(net, run, "unshuffled_data"), without / 2.0);
+  // Gradient norms that follow the correlated loss add little: a stored order and a too-high rate, both of
+  // which correlate neighbouring losses, keep their balance.
+  std::map<std::string, std::string> correlated = run;
+  correlated["batch_correlation"] = "correlated";
+  const double ratio =
+      posterior(net, correlated, "unshuffled_data") / posterior(net, correlated, "lr_too_high");
+  correlated["grad_batch_correlation"] = "correlated";
+  const double ratio_both =
+      posterior(net, correlated, "unshuffled_data") / posterior(net, correlated, "lr_too_high");
+  EXPECT_LT(std::fabs(std::log(ratio_both / ratio)), std::log(1.3));  // as two symptoms: 1.47
 }
 
 }  // namespace
