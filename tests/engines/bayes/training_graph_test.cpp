@@ -44,7 +44,7 @@ double posterior(const Network& net, const std::map<std::string, std::string>& e
 TEST(training_graph, BlowUpConsequencesAreReadGivenTheBlowUp) {
   const Network net = load_graph(kGraph);
   const int blowup = net.find("loss_blowup");
-  for (const char* child : {"loss_peak", "grad_spikes", "dead_layers", "loss_nonfinite"}) {
+  for (const char* child : {"loss_peak", "grad_spikes", "dead_layers", "loss_nonfinite", "loss_spikes"}) {
     const auto& parents = net.variables[static_cast<std::size_t>(net.find(child))].parents;
     EXPECT_NE(std::find(parents.begin(), parents.end(), blowup), parents.end()) << child;
   }
