@@ -216,6 +216,23 @@ TEST(KbAdvisorShippedKnowledgeBase, RateAdviceFollowsTheRateAgainstTheOptimizers
   for (const auto& s : ordinary.suggestions) EXPECT_NE(s.id, "lr_too_high/use_customary_learning_rate");
 }
 
+TEST(KbAdvisorShippedKnowledgeBase, ARepeatedBatchIsAdvisedANewBatchEveryStep) {
+  // One batch trained on again and again: the fix is a new batch every step, not an argument about
+  // class-sorted stretches of an epoch; without that symptom the usual reshuffle comes first.
+  const auto d = test::diagnosis("training", {{"unshuffled_data", 0.6}});
+  const Advice repeated = advise(
+      d, {test::run_features({{"data.repeated_batch_share", 1.0}, {"data.batch_size", 96.0}})}, nullptr);
+  ASSERT_FALSE(repeated.suggestions.empty());
+  EXPECT_EQ(repeated.suggestions[0].id, "unshuffled_data/draw_new_batch_every_step");
+  EXPECT_EQ(repeated.suggestions[0].config_patch.at("shuffle"), true);
+  EXPECT_THAT(repeated.suggestions[0].rationale, HasSubstr("every step trains on the same 96 samples"));
+  for (const auto& s : repeated.suggestions) EXPECT_NE(s.id, "unshuffled_data/enable_shuffling");
+  const Advice periodic = advise(d, {test::run_features({{"loss.epoch_lag_autocorr", 0.7}})}, nullptr);
+  ASSERT_FALSE(periodic.suggestions.empty());
+  EXPECT_EQ(periodic.suggestions[0].id, "unshuffled_data/enable_shuffling");
+  for (const auto& s : periodic.suggestions) EXPECT_NE(s.id, "unshuffled_data/draw_new_batch_every_step");
+}
+
 // ---- malformed files ----------------------------------------------------------------------------------
 
 std::string error_of(const std::string& fixture, bool patterns = false) {
