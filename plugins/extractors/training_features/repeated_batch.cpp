@@ -1,7 +1,6 @@
 // Whether every step trains on the same batch; see repeated_batch.hpp.
 #include "repeated_batch.hpp"
 
-#include <algorithm>
 #include <cmath>
 
 #include "series_math.hpp"
@@ -9,7 +8,8 @@
 namespace cann_debug::plugins::training_detail {
 namespace {
 
-// Half width of the window the loss is compared with its median in (21 steps, as the trend of the noise).
+// Half width of the window whose median the loss is compared with: 21 steps, the window the lag-1
+// correlation of the loss is detrended over.
 constexpr std::size_t kHalfWidth = 10;
 // Fewest steps looked at.
 constexpr std::size_t kMinSteps = 20;
