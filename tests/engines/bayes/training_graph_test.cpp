@@ -5,20 +5,18 @@
 
 #include <algorithm>
 #include <cmath>
-#include <filesystem>
 #include <map>
 #include <string>
 #include <vector>
 
-#include "cann_debug/causal_graph/graph_loader.hpp"
-#include "core/evidence.hpp"
-#include "core/junction_tree.hpp"
+#include "shipped_graph_support.hpp"
 
 namespace cann_debug::bayes {
 namespace {
 
-const std::string kGraph =
-    (std::filesystem::path(CANN_DEBUG_SOURCE_DIR) / "pipelines" / "graphs" / "training.json").string();
+using test::root_posterior;
+
+const std::string kGraph = test::shipped_graph("training");
 
 // A run whose loss blew up: every consequence of the blow-up observed, no NaN.
 std::map<std::string, std::string> blown_run(const std::string& configured_batch) {
@@ -29,16 +27,6 @@ std::map<std::string, std::string> blown_run(const std::string& configured_batch
           {"loss_spikes", "material"},
           {"loss_nonfinite", "none"},
           {"configured_batch", configured_batch}};
-}
-
-double posterior(const Network& net, const std::map<std::string, std::string>& evidence,
-                 const std::string& cause) {
-  JunctionTree tree(net);
-  const auto result = tree.query(make_likelihoods(net, evidence, {}));
-  const int root = net.find("root_cause");
-  const auto& states = net.variables[static_cast<std::size_t>(root)];
-  return result.marginals.at(static_cast<std::size_t>(root))
-      .at(static_cast<std::size_t>(states.state_index(cause)));
 }
 
 TEST(training_graph, BlowUpConsequencesAreReadGivenTheBlowUp) {
@@ -53,13 +41,13 @@ TEST(training_graph, BlowUpConsequencesAreReadGivenTheBlowUp) {
 TEST(training_graph, ABatchOfOneKeepsBatchTooSmallBesideTheLearningRate) {
   const Network net = load_graph(kGraph);
   // Counted five times over, the blow-up drowned the batch size (batch_too_small 0.002 of the posterior).
-  EXPECT_GT(posterior(net, blown_run("tiny"), "batch_too_small"), 0.1);
-  EXPECT_GT(
-      posterior(net, blown_run("tiny"), "lr_too_high") + posterior(net, blown_run("tiny"), "batch_too_small"),
-      0.9);
+  EXPECT_GT(root_posterior(net, blown_run("tiny"), "batch_too_small"), 0.1);
+  EXPECT_GT(root_posterior(net, blown_run("tiny"), "lr_too_high") +
+                root_posterior(net, blown_run("tiny"), "batch_too_small"),
+            0.9);
   // With an ordinary batch the same blow-up is a rate too high.
-  EXPECT_GT(posterior(net, blown_run("normal"), "lr_too_high"), 0.8);
-  EXPECT_LT(posterior(net, blown_run("normal"), "batch_too_small"), 0.05);
+  EXPECT_GT(root_posterior(net, blown_run("normal"), "lr_too_high"), 0.8);
+  EXPECT_LT(root_posterior(net, blown_run("normal"), "batch_too_small"), 0.05);
 }
 
 TEST(training_graph, TheRateAgainstTheOptimizersCustomaryOneTipsARateFromABatch) {
@@ -71,20 +59,20 @@ TEST(training_graph, TheRateAgainstTheOptimizersCustomaryOneTipsARateFromABatch)
   // A batch of 1 that blew up at an ordinary rate: the balance moves toward the batch (it does not turn:
   // a blow-up is a rate's symptom first, and a too-high rate is not always far above the customary one).
   const auto tiny_normal = with_rate(blown_run("tiny"), "normal");
-  EXPECT_GT(posterior(net, tiny_normal, "batch_too_small"),
-            posterior(net, blown_run("tiny"), "batch_too_small") + 0.05);
+  EXPECT_GT(root_posterior(net, tiny_normal, "batch_too_small"),
+            root_posterior(net, blown_run("tiny"), "batch_too_small") + 0.05);
   // The same blow-up at a hundred times the customary rate: the rate.
   const auto tiny_extreme = with_rate(blown_run("tiny"), "extreme");
-  EXPECT_GT(posterior(net, tiny_extreme, "lr_too_high"), 0.9);
+  EXPECT_GT(root_posterior(net, tiny_extreme, "lr_too_high"), 0.9);
   // Ten times tips less than a hundred times; neither overturns a healthy run's signals on its own.
   const auto ordinary = with_rate(blown_run("normal"), "normal");
-  EXPECT_LT(posterior(net, ordinary, "lr_too_high"),
-            posterior(net, with_rate(blown_run("normal"), "high"), "lr_too_high"));
+  EXPECT_LT(root_posterior(net, ordinary, "lr_too_high"),
+            root_posterior(net, with_rate(blown_run("normal"), "high"), "lr_too_high"));
   const std::map<std::string, std::string> clean = {{"loss_blowup", "none"},         {"loss_peak", "none"},
                                                     {"grad_spikes", "none"},         {"dead_layers", "alive"},
                                                     {"loss_progress", "decreasing"}, {"loss_noise", "low"},
                                                     {"configured_lr", "extreme"}};
-  EXPECT_GT(posterior(net, clean, "healthy"), posterior(net, clean, "lr_too_high"));
+  EXPECT_GT(root_posterior(net, clean, "healthy"), root_posterior(net, clean, "lr_too_high"));
 }
 
 TEST(training_graph, AnEffectOfThePositionInTheEpochTipsACleanRunToAStoredOrder) {
@@ -95,18 +83,20 @@ TEST(training_graph, AnEffectOfThePositionInTheEpochTipsACleanRunToAStoredOrder)
                                             {"grad_spikes", "none"},         {"dead_layers", "alive"},
                                             {"loss_progress", "decreasing"}, {"loss_noise", "low"},
                                             {"epoch_periodicity", "weak"},   {"epoch_repeat", "none"}};
-  EXPECT_GT(posterior(net, run, "healthy"), posterior(net, run, "unshuffled_data"));
+  EXPECT_GT(root_posterior(net, run, "healthy"), root_posterior(net, run, "unshuffled_data"));
   auto positioned = run;
   positioned["epoch_position"] = "strong";
-  EXPECT_GT(posterior(net, positioned, "unshuffled_data"), posterior(net, positioned, "healthy"));
-  EXPECT_GT(posterior(net, positioned, "unshuffled_data"), 10.0 * posterior(net, run, "unshuffled_data"));
+  EXPECT_GT(root_posterior(net, positioned, "unshuffled_data"), root_posterior(net, positioned, "healthy"));
+  EXPECT_GT(root_posterior(net, positioned, "unshuffled_data"),
+            10.0 * root_posterior(net, run, "unshuffled_data"));
   // Its absence is no strong evidence against a stored order (the periodicity's own table already counts
   // that): it moves the stored order's share by less than a factor of 3.
   auto stored = run;
   stored["epoch_periodicity"] = "periodic";
   auto unseen = stored;
   unseen["epoch_position"] = "none";
-  EXPECT_GT(posterior(net, unseen, "unshuffled_data"), posterior(net, stored, "unshuffled_data") / 3.0);
+  EXPECT_GT(root_posterior(net, unseen, "unshuffled_data"),
+            root_posterior(net, stored, "unshuffled_data") / 3.0);
 }
 
 TEST(training_graph, ARepeatedBatchIsAStoredOrder) {
@@ -115,11 +105,11 @@ TEST(training_graph, ARepeatedBatchIsAStoredOrder) {
   std::map<std::string, std::string> run = {{"loss_blowup", "none"},         {"loss_peak", "none"},
                                             {"grad_spikes", "none"},         {"dead_layers", "alive"},
                                             {"loss_progress", "decreasing"}, {"loss_noise", "low"}};
-  const double before = posterior(net, run, "unshuffled_data");
-  EXPECT_GT(posterior(net, run, "healthy"), before);
+  const double before = root_posterior(net, run, "unshuffled_data");
+  EXPECT_GT(root_posterior(net, run, "healthy"), before);
   run["same_batch"] = "repeated";
-  EXPECT_GT(posterior(net, run, "unshuffled_data"), posterior(net, run, "healthy"));
-  EXPECT_GT(posterior(net, run, "unshuffled_data"), 0.5);
+  EXPECT_GT(root_posterior(net, run, "unshuffled_data"), root_posterior(net, run, "healthy"));
+  EXPECT_GT(root_posterior(net, run, "unshuffled_data"), 0.5);
 }
 
 TEST(training_graph, TwoLooksAtOneLagAreReadTogether) {
@@ -139,18 +129,18 @@ TEST(training_graph, TwoLooksAtOneLagAreReadTogether) {
                                             {"grad_spikes", "none"},         {"dead_layers", "alive"},
                                             {"loss_progress", "decreasing"}, {"loss_noise", "low"},
                                             {"epoch_periodicity", "none"}};
-  const double without = posterior(net, run, "unshuffled_data");
+  const double without = root_posterior(net, run, "unshuffled_data");
   run["epoch_repeat"] = "none";
-  EXPECT_GT(posterior(net, run, "unshuffled_data"), without / 2.0);
+  EXPECT_GT(root_posterior(net, run, "unshuffled_data"), without / 2.0);
   // Gradient norms that follow the correlated loss add little: a stored order and a too-high rate, both of
   // which correlate neighbouring losses, keep their balance.
   std::map<std::string, std::string> correlated = run;
   correlated["batch_correlation"] = "correlated";
   const double ratio =
-      posterior(net, correlated, "unshuffled_data") / posterior(net, correlated, "lr_too_high");
+      root_posterior(net, correlated, "unshuffled_data") / root_posterior(net, correlated, "lr_too_high");
   correlated["grad_batch_correlation"] = "correlated";
   const double ratio_both =
-      posterior(net, correlated, "unshuffled_data") / posterior(net, correlated, "lr_too_high");
+      root_posterior(net, correlated, "unshuffled_data") / root_posterior(net, correlated, "lr_too_high");
   EXPECT_LT(std::fabs(std::log(ratio_both / ratio)), std::log(1.3));  // as two symptoms: 1.47
 }
 
