@@ -34,16 +34,16 @@ std::optional<EpochPositionTest> epoch_position_test(const std::vector<double>& 
     sum[position] += residual[i];
     ++count[position];
   }
+  // Two epochs of residuals: every position holds at least two of them.
+  std::vector<double> position_mean(period);
+  for (std::size_t p = 0; p < period; ++p) position_mean[p] = sum[p] / static_cast<double>(count[p]);
   const double grand = mean(residual);
   double between = 0.0;
-  for (std::size_t p = 0; p < period; ++p) {
-    const double m = sum[p] / static_cast<double>(count[p]);
-    between += static_cast<double>(count[p]) * (m - grand) * (m - grand);
-  }
+  for (std::size_t p = 0; p < period; ++p)
+    between += static_cast<double>(count[p]) * (position_mean[p] - grand) * (position_mean[p] - grand);
   double within = 0.0;
   for (std::size_t i = 0; i < residual.size(); ++i) {
-    const std::size_t position = (i + offset) % period;
-    const double d = residual[i] - sum[position] / static_cast<double>(count[position]);
+    const double d = residual[i] - position_mean[(i + offset) % period];
     within += d * d;
   }
   EpochPositionTest test;

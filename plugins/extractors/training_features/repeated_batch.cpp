@@ -29,15 +29,19 @@ std::optional<double> on_trend_fraction(const std::vector<double>& loss, std::si
 }
 
 void add_repeated_batch_features(const std::vector<LogRow>& rows, const RunConfig& config, FeatureList& out) {
-  std::vector<LogRow> finite;
-  for (const LogRow& r : rows)
-    if (r.loss && std::isfinite(*r.loss)) finite.push_back(r);
+  // The finite losses, and the first and last row that holds one (the rows themselves are not copied: a row
+  // carries its per-layer gradient norms).
   std::vector<double> loss;
-  loss.reserve(finite.size());
-  for (const LogRow& r : finite) loss.push_back(*r.loss);
+  std::size_t first = 0, last = 0;
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    if (!rows[i].loss || !std::isfinite(*rows[i].loss)) continue;
+    if (loss.empty()) first = i;
+    last = i;
+    loss.push_back(*rows[i].loss);
+  }
   const auto share = on_trend_fraction(loss, kHalfWidth);
   if (!share) return;
-  const EvidenceRef steps = rows_ref(finite, 0, finite.size() - 1, "steps", "loss");
+  const EvidenceRef steps = rows_ref(rows, first, last, "steps", "loss");
   out.add("loss.on_trend_fraction", *share, "ratio", {steps});
   if (config.dataset_samples && config.batch_size && *config.dataset_samples > *config.batch_size)
     out.add("data.repeated_batch_share", *share, "ratio", {steps});
