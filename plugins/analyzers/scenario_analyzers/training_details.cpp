@@ -58,6 +58,8 @@ constexpr double kRepeatAutocorr = 0.45;
 /// An effect of the position in the epoch no fresh shuffle gives: from where the graph reads
 /// epoch_position=strong.
 constexpr double kPositionZ = 8.0;
+/// A step up of the loss where the epoch starts again: from where the graph reads epoch_start_jump=jump.
+constexpr double kStartJumpZ = 4.0;
 /// A loss without batch noise over a dataset larger than a batch: from where the graph reads
 /// same_batch=repeated.
 constexpr double kRepeatedBatch = 0.9;
@@ -126,14 +128,27 @@ json observations(const FeatureIndex& features, const std::vector<GraphVariable>
         steps_of(lag, "loss.epoch_period"));
   // The same kind of batch at the same place of every epoch, where the batches themselves differ (a stored
   // order behind a shuffle buffer): said when the repeat above is not.
-  if (const Feature* f = features.find("data.epoch_position_zscore");
-      !repeats && f && f->value >= state_threshold(graph, "epoch_position", "strong", kPositionZ))
+  const Feature* position = features.find("data.epoch_position_zscore");
+  const bool positioned =
+      position && position->value >= state_threshold(graph, "epoch_position", "strong", kPositionZ);
+  if (!repeats && positioned)
     add("epoch_position",
         fmt::format(
             "the loss depends on where in the epoch a step falls ({:.1f} sd, an analysis of variance by "
             "position): the data are read in an order that is the same every epoch",
-            f->value),
-        steps_of(f, "loss.epoch_period"));
+            position->value),
+        steps_of(position, "loss.epoch_period"));
+  // The loss stepping up where the order starts again: said when neither of the above is (they need two
+  // or three epochs; this one epoch start).
+  if (const Feature* f = features.find("loss.epoch_start_jump_zscore");
+      !repeats && !positioned && f &&
+      f->value >= state_threshold(graph, "epoch_start_jump", "jump", kStartJumpZ))
+    add("epoch_start_jump",
+        fmt::format("the loss steps up where each epoch starts again ({:.1f} sd above the step at other "
+                    "positions of the epoch): the data are read in an order that is the same every epoch, "
+                    "and the model has drifted away from its start",
+                    f->value),
+        steps_of(f, "loss.epoch_start"));
   // Every step on the same batch: said whatever the verdict, since a run can still learn its one batch.
   if (const Feature* f = features.find("data.repeated_batch_share");
       f && f->value >= state_threshold(graph, "same_batch", "repeated", kRepeatedBatch))

@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "epoch_position.hpp"
+#include "epoch_start_jump.hpp"
 #include "series_math.hpp"
 
 namespace cann_debug::plugins::training_detail {
@@ -159,32 +160,42 @@ void add_loss_blowup_feature(const std::vector<LogRow>& rows, FeatureList& out) 
           {row_ref(rows, *first, "loss.first"), row_ref(rows, *top, "loss.max")});
 }
 
+namespace {
+
+/// One value per row, on a log scale where every value is positive (or nullopt then when `log_scale_only`);
+/// nullopt when a row lacks a finite one.
+template <class Value>
+std::optional<std::vector<double>> step_series(const std::vector<LogRow>& rows, Value value,
+                                               bool log_scale_only = false) {
+  std::vector<double> v;
+  v.reserve(rows.size());
+  bool positive = true;
+  for (const LogRow& r : rows) {
+    const std::optional<double> x = value(r);
+    if (!x || !std::isfinite(*x)) return std::nullopt;
+    positive = positive && *x > 0.0;
+    v.push_back(*x);
+  }
+  if (!positive && log_scale_only) return std::nullopt;
+  if (positive)
+    for (double& x : v) x = std::log(x);
+  return v;
+}
+
+}  // namespace
+
 void add_epoch_position_features(const std::vector<LogRow>& rows, std::optional<std::int64_t> steps_per_epoch,
                                  FeatureList& out) {
   if (!steps_per_epoch || *steps_per_epoch < 2 || rows.empty() || !one_row_per_step(rows)) return;
   const auto period = static_cast<std::size_t>(*steps_per_epoch);
-  const auto series_of = [&](auto value) -> std::optional<std::vector<double>> {
-    std::vector<double> v;
-    v.reserve(rows.size());
-    bool positive = true;
-    for (const LogRow& r : rows) {
-      const std::optional<double> x = value(r);
-      if (!x || !std::isfinite(*x)) return std::nullopt;
-      positive = positive && *x > 0.0;
-      v.push_back(*x);
-    }
-    if (positive)
-      for (double& x : v) x = std::log(x);
-    return v;
-  };
-  const auto loss = series_of([](const LogRow& r) { return r.loss; });
+  const auto loss = step_series(rows, [](const LogRow& r) { return r.loss; });
   if (!loss) return;
   const auto loss_test = epoch_position_test(*loss, period);
   if (!loss_test) return;
   const EvidenceRef epochs = rows_ref(rows, 0, rows.size() - 1, "steps", "loss.epoch_period");
   out.add("loss.epoch_position_zscore", loss_test->zscore, "sd", {epochs});
   std::optional<EpochPositionTest> grad_test;
-  if (const auto grad = series_of([](const LogRow& r) { return r.grad_norm; }))
+  if (const auto grad = step_series(rows, [](const LogRow& r) { return r.grad_norm; }))
     grad_test = epoch_position_test(*grad, period);
   if (grad_test) out.add("grad_norm.epoch_position_zscore", grad_test->zscore, "sd", {epochs});
   // Stouffer's combination, as for the epoch-lag test: the same batch kind gives about the same loss and
@@ -192,6 +203,33 @@ void add_epoch_position_features(const std::vector<LogRow>& rows, std::optional<
   out.add("data.epoch_position_zscore",
           grad_test ? (loss_test->zscore + grad_test->zscore) / std::sqrt(2.0) : loss_test->zscore, "sd",
           {epochs});
+}
+
+void add_epoch_start_jump_feature(const std::vector<LogRow>& rows,
+                                  std::optional<std::int64_t> steps_per_epoch, FeatureList& out) {
+  if (!steps_per_epoch || *steps_per_epoch < 2 || rows.empty() || !one_row_per_step(rows)) return;
+  const auto period = static_cast<std::size_t>(*steps_per_epoch);
+  // A step of the loss is a share of its level; a loss at exactly zero (logits that underflowed after a
+  // blow-up) has no level to step from.
+  const auto loss = step_series(
+      rows, [](const LogRow& r) { return r.loss; }, true);
+  if (!loss) return;
+  std::vector<double> rate;
+  rate.reserve(rows.size());
+  for (const LogRow& r : rows) {
+    if (!r.lr || !std::isfinite(*r.lr)) {
+      rate.clear();
+      break;
+    }
+    rate.push_back(*r.lr);
+  }
+  const auto test = epoch_start_jump_test(*loss, period, rate);
+  if (!test) return;
+  // The evidence: the first epoch start measured, with the window before it and after it.
+  const std::size_t first = period - kEpochStartWindow;
+  const std::size_t last = std::min(rows.size() - 1, period + kEpochStartWindow - 1);
+  out.add("loss.epoch_start_jump_zscore", test->zscore, "sd",
+          {rows_ref(rows, first, last, "steps", "loss.epoch_start")});
 }
 
 }  // namespace cann_debug::plugins::training_detail

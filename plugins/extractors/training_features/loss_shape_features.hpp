@@ -30,4 +30,11 @@ void add_loss_blowup_feature(const std::vector<LogRow>& rows, FeatureList& out);
 void add_epoch_position_features(const std::vector<LogRow>& rows, std::optional<std::int64_t> steps_per_epoch,
                                  FeatureList& out);
 
+/// loss.epoch_start_jump_zscore: how far the loss steps up where the epoch starts again, against every
+/// other position in the epoch (epoch_start_jump.hpp), on every row of the run, on a log scale (none where
+/// a loss is zero or negative), epoch starts where the learning rate rises left out. Needs one row per step
+/// and epochs of at least 16 steps.
+void add_epoch_start_jump_feature(const std::vector<LogRow>& rows,
+                                  std::optional<std::int64_t> steps_per_epoch, FeatureList& out);
+
 }  // namespace cann_debug::plugins::training_detail

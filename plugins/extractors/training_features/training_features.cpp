@@ -138,6 +138,7 @@ class TrainingFeatures final : public Component {
     add_loss_features(curve, steps_per_epoch, batch_size, features);
     add_loss_shape_features(curve, steps_per_epoch, features);
     add_epoch_position_features(rows_, steps_per_epoch, features);
+    add_epoch_start_jump_feature(rows_, steps_per_epoch, features);
     add_repeated_batch_features(rows_, config_, features);
     add_gradient_features(curve, config_, features);
     // The optimizer the trace saw run wins over the one the config names, and that over the log's.

@@ -260,6 +260,31 @@ TEST(scenario_analyzers, ThePositionInTheEpochIsSaidWhereTheRepeatIsNot) {
   EXPECT_EQ(observations_of(12.5, 0.2, strict), Kinds{"epoch_position"});
 }
 
+// A step up of the loss at the epoch start is said from the graph's epoch_start_jump=jump on, and only where
+// neither the repeat nor the position effect (which say more) is.
+TEST(scenario_analyzers, TheJumpAtTheEpochStartIsSaidWhereNothingMoreIs) {
+  auto observations_of = [](double jump_z, double position_z, double autocorr,
+                            std::vector<GraphVariable> graph) {
+    return observation_kinds({{"loss.epoch_start_jump_zscore", jump_z, "sd", {}, {}},
+                              {"data.epoch_position_zscore", position_z, "sd", {}, {}},
+                              {"loss.epoch_lag_residual_autocorr", autocorr, "ratio", {}, {}}},
+                             std::move(graph));
+  };
+  using Kinds = std::vector<std::string>;
+  EXPECT_EQ(observations_of(6.0, 1.0, 0.1, {}), Kinds{"epoch_start_jump"});
+  EXPECT_EQ(observations_of(3.0, 1.0, 0.1, {}), Kinds{});
+  EXPECT_EQ(observations_of(6.0, 10.0, 0.1, {}), Kinds{"epoch_position"});
+  EXPECT_EQ(observations_of(6.0, 1.0, 0.8, {}), Kinds{"epoch_repeat"});
+  const std::vector<GraphVariable> strict = {{.name = "epoch_start_jump",
+                                              .states = {"none", "jump"},
+                                              .parents = {"root_cause"},
+                                              .feature = "loss.epoch_start_jump_zscore",
+                                              .thresholds = {7.0},
+                                              .bins = {"none", "jump"}}};
+  EXPECT_EQ(observations_of(6.0, 1.0, 0.1, strict), Kinds{});
+  EXPECT_EQ(observations_of(7.5, 1.0, 0.1, strict), Kinds{"epoch_start_jump"});
+}
+
 TEST(scenario_analyzers, ARepeatedBatchIsSaidFromTheGraphsThreshold) {
   auto kinds_of = [](double share) {
     return observation_kinds({{"data.repeated_batch_share", share, "ratio", {}, {}}}, {});

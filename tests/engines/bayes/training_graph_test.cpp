@@ -87,8 +87,12 @@ TEST(training_graph, AnEffectOfThePositionInTheEpochTipsACleanRunToAStoredOrder)
   auto positioned = run;
   positioned["epoch_position"] = "strong";
   EXPECT_GT(root_posterior(net, positioned, "unshuffled_data"), root_posterior(net, positioned, "healthy"));
-  EXPECT_GT(root_posterior(net, positioned, "unshuffled_data"),
-            10.0 * root_posterior(net, run, "unshuffled_data"));
+  // In odds against a healthy run (a share saturates): the hand-set table's 0.45 / 0.005, whatever the
+  // learnt tables beside it.
+  auto odds = [&](const std::map<std::string, std::string>& r) {
+    return root_posterior(net, r, "unshuffled_data") / root_posterior(net, r, "healthy");
+  };
+  EXPECT_GT(odds(positioned), 30.0 * odds(run));
   // Its absence is no strong evidence against a stored order (the periodicity's own table already counts
   // that): it moves the stored order's share by less than a factor of 3.
   auto stored = run;
@@ -97,6 +101,25 @@ TEST(training_graph, AnEffectOfThePositionInTheEpochTipsACleanRunToAStoredOrder)
   unseen["epoch_position"] = "none";
   EXPECT_GT(root_posterior(net, unseen, "unshuffled_data"),
             root_posterior(net, stored, "unshuffled_data") / 3.0);
+}
+
+TEST(training_graph, AJumpAtTheEpochStartShowsAStoredOrderThatRepeatsOnlyInKind) {
+  const Network net = load_graph(kGraph);
+  // A long-epoch run under three epochs that stalled: no periodicity one epoch apart (the batches differ,
+  // only their kind comes back) and no position test (too few epochs).
+  std::map<std::string, std::string> run = {{"loss_blowup", "none"},      {"loss_peak", "none"},
+                                            {"grad_spikes", "none"},      {"dead_layers", "alive"},
+                                            {"loss_progress", "stalled"}, {"loss_noise", "low"},
+                                            {"epoch_periodicity", "none"}};
+  const double unseen = root_posterior(net, run, "unshuffled_data");
+  EXPECT_GT(root_posterior(net, run, "healthy"), unseen);
+  // The loss steps up where the order starts again: the stored order leads.
+  run["epoch_start_jump"] = "jump";
+  EXPECT_GT(root_posterior(net, run, "unshuffled_data"), root_posterior(net, run, "healthy"));
+  EXPECT_GT(root_posterior(net, run, "unshuffled_data"), 10.0 * unseen);
+  // No jump, which most stored orders share, moves it by less than a factor of 1.5.
+  run["epoch_start_jump"] = "none";
+  EXPECT_GT(root_posterior(net, run, "unshuffled_data"), unseen / 1.5);
 }
 
 TEST(training_graph, ARepeatedBatchIsAStoredOrder) {
@@ -141,7 +164,7 @@ TEST(training_graph, TwoLooksAtOneLagAreReadTogether) {
   correlated["grad_batch_correlation"] = "correlated";
   const double ratio_both =
       root_posterior(net, correlated, "unshuffled_data") / root_posterior(net, correlated, "lr_too_high");
-  EXPECT_LT(std::fabs(std::log(ratio_both / ratio)), std::log(1.3));  // as two symptoms: 1.47
+  EXPECT_LT(std::fabs(std::log(ratio_both / ratio)), std::log(1.35));  // as two symptoms: 1.47
 }
 
 }  // namespace

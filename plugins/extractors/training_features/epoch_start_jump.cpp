@@ -1,0 +1,62 @@
+// The step of the loss at the epoch starts against every other position in the epoch; see
+// epoch_start_jump.hpp.
+#include "epoch_start_jump.hpp"
+
+#include <cmath>
+
+#include "series_math.hpp"
+
+namespace cann_debug::plugins::training_detail {
+namespace {
+
+// Fewest other positions whose spread the epoch starts are measured against.
+constexpr std::size_t kMinNullPhases = 8;
+
+// A rise of the rate by more than this share between two steps is a restart, not a schedule's drift.
+constexpr double kRateRise = 1e-3;
+
+}  // namespace
+
+std::optional<EpochStartJump> epoch_start_jump_test(const std::vector<double>& series, std::size_t period,
+                                                    const std::vector<double>& rate, std::size_t window) {
+  const std::size_t n = series.size();
+  if (window == 0 || period < 4 * window || n < period + window) return std::nullopt;
+  const auto rate_rises = [&](std::size_t t) {
+    return rate.size() == n && rate[t] > rate[t - 1] + kRateRise * std::fabs(rate[t - 1]);
+  };
+  const auto jump_at = [&](std::size_t t) {
+    const auto first = series.begin() + static_cast<std::ptrdiff_t>(t);
+    const std::ptrdiff_t w = static_cast<std::ptrdiff_t>(window);
+    return median(std::vector<double>(first, first + w)) - median(std::vector<double>(first - w, first));
+  };
+  // Mean jump at phase, phase + period, ... from the second epoch on (the first epoch's start has no
+  // steps before it); nullopt when no such position has a window on each side.
+  const auto mean_jump = [&](std::size_t phase, std::size_t& count) -> std::optional<double> {
+    double sum = 0.0;
+    count = 0;
+    for (std::size_t t = period + phase; t + window <= n; t += period) {
+      if (rate_rises(t)) continue;
+      sum += jump_at(t);
+      ++count;
+    }
+    if (count == 0) return std::nullopt;
+    return sum / static_cast<double>(count);
+  };
+  EpochStartJump test;
+  const auto at_start = mean_jump(0, test.boundaries);
+  if (!at_start) return std::nullopt;
+  std::vector<double> others;
+  for (std::size_t phase = window; phase + window <= period; ++phase) {
+    std::size_t count = 0;
+    if (const auto m = mean_jump(phase, count)) others.push_back(*m);
+  }
+  if (others.size() < kMinNullPhases) return std::nullopt;
+  const double spread = robust_sigma(others);
+  if (!(spread > 0.0)) return std::nullopt;
+  test.mean_jump = *at_start;
+  test.null_phases = others.size();
+  test.zscore = (*at_start - median(others)) / spread;
+  return test;
+}
+
+}  // namespace cann_debug::plugins::training_detail
