@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <optional>
 #include <vector>
 
@@ -31,6 +32,15 @@ std::vector<LossSpike> find_loss_spikes(const std::vector<LogRow>& rows);
 /// otherwise every row (a loss that keeps jumping is the run's shape, not a transient).
 std::vector<LogRow> rows_outside_recovered_spikes(const std::vector<LogRow>& rows,
                                                   const std::vector<LossSpike>& spikes);
+
+/// The spikes but the recovered ones that start at an epoch start (less than kEpochStartWindow steps from a
+/// row whose epoch differs from the row before, or without epochs in the rows from every steps_per_epoch-th
+/// step) of a run whose epochs are long enough for the epoch-start test (16 steps and more): there the
+/// loss steps up because the order of the data starts again (loss.epoch_start_jump_zscore reads it), which
+/// a spike test sees as a transient; counted as spikes they made a stored order look like a spiky run.
+std::vector<LossSpike> spikes_off_epoch_starts(const std::vector<LogRow>& rows,
+                                               const std::vector<LossSpike>& spikes,
+                                               std::optional<std::int64_t> steps_per_epoch);
 
 /// loss.spike_* and loss.late_divergence_* features.
 void add_loss_spike_features(const std::vector<LogRow>& rows, const std::vector<LossSpike>& spikes,

@@ -145,7 +145,7 @@ class TrainingFeatures final : public Component {
     std::optional<NamedOptimizer> optimizer = trace_optimizer_.result();
     if (!optimizer) optimizer = config_optimizer_ ? config_optimizer_ : log_optimizer_;
     add_rate_over_customary(rows_, config_, optimizer, features);
-    add_loss_spike_features(rows_, spikes, features);
+    add_loss_spike_features(rows_, spikes_off_epoch_starts(rows_, spikes, steps_per_epoch), features);
     add_loss_blowup_feature(rows_, features);
     add_throughput_features(rows_, features);
     place_events_on_steps(events_, rows_);

@@ -94,6 +94,21 @@ TEST(AtScaleFeatures, ARecoveredSpikeIsMeasuredAndCutOutOfTheCurveFeatures) {
   EXPECT_LT(value_of(spiky, "loss.peak_over_first"), 1.0);
 }
 
+TEST(AtScaleFeatures, AStepUpWhereTheEpochStartsAgainIsNoSpike) {
+  // 40-step epochs; the loss jumps 60% and comes back at the start of the third epoch (a stored order
+  // starting again) and at step 130, inside the fourth.
+  std::vector<json> rows = smooth_run(200);
+  for (json& r : rows) r["epoch"] = (r["step"].get<int>() - 1) / 40;
+  for (int first : {81, 130})
+    for (int i = first; i < first + 6; ++i) rows[static_cast<std::size_t>(i - 1)]["loss"] = 1.6 * curve(i);
+  const FeatureSet set = run_extractor({{kRecordsPort, records_of(rows)}});
+  EXPECT_DOUBLE_EQ(value_of(set, "loss.spike_count"), 1.0);
+  EXPECT_DOUBLE_EQ(value_of(set, "loss.spike_start_step"), 130.0);
+  // Without epochs in the log both are spikes.
+  for (json& r : rows) r.erase("epoch");
+  EXPECT_DOUBLE_EQ(value_of(run_extractor({{kRecordsPort, records_of(rows)}}), "loss.spike_count"), 2.0);
+}
+
 /// A small-batch run: at chance level (2.3, calm) for 40 steps, then learning down to about 0.5, with
 /// minibatch noise proportional to the level (a log-normal factor of spread 0.15, one hard batch of 1.6x in
 /// about every 25 steps).
