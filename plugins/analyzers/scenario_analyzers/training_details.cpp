@@ -1,5 +1,6 @@
 // Gradient flow: how the loss and the gradients behaved, layer by layer, and where the anomalies sit.
 #include <algorithm>
+#include <cmath>
 #include <string>
 
 #include <fmt/format.h>
@@ -63,6 +64,8 @@ constexpr double kStartJumpZ = 4.0;
 /// A loss without batch noise over a dataset larger than a batch: from where the graph reads
 /// same_batch=repeated.
 constexpr double kRepeatedBatch = 0.9;
+/// Clipping that catches more than rare outliers: from where the graph reads clipping=frequent.
+constexpr double kFrequentClipping = 0.1;
 /// A rate far above the optimizer's customary one: from where the graph reads configured_lr=high.
 constexpr double kHighRate = 10.0;
 
@@ -167,6 +170,24 @@ json observations(const FeatureIndex& features, const std::vector<GraphVariable>
                     value_of(features, "lr.peak", f->value * value_of(features, "lr.customary", 0.0)),
                     f->value, optimizer_named(*f)),
         steps_of(f, "lr"));
+  // Clipping that shortens a tenth of the updates or more, said whatever the verdict: under an adaptive
+  // optimizer a threshold far below the gradient norm still trains, and the user wants to know that the
+  // threshold, not the rate, set the step size wherever it bit.
+  if (const Feature* f = features.find("grad_norm.clip_fraction");
+      f && f->value >= state_threshold(graph, "clipping", "frequent", kFrequentClipping)) {
+    std::string depth;
+    if (const Feature* cut = features.find("grad_norm.log10_clipped_over_clip"))
+      depth =
+          fmt::format(", the clipped updates shortened {:.2g} times (median)", std::pow(10.0, cut->value));
+    if (const Feature* early = features.find("grad_norm.log10_early_over_clip"); early && early->value > 0.0)
+      depth +=
+          fmt::format(", the first steps' norms {:.2g} times the threshold", std::pow(10.0, early->value));
+    add("frequent_clipping",
+        fmt::format("the gradient norm was above the clipping threshold at {:.0f}% of the steps{}: there the "
+                    "threshold, not the learning rate, set the step size",
+                    100.0 * f->value, depth),
+        steps_of(f, "grad_norm.clipped"));
+  }
   if (const double s = value_of(features, "log.skipped_iteration_fraction", 0.0); s > 0)
     add("overflow_skips", fmt::format("{:.2g}% of the iterations were skipped on overflow", 100.0 * s), "");
   return out;

@@ -285,6 +285,16 @@ TEST(scenario_analyzers, TheJumpAtTheEpochStartIsSaidWhereNothingMoreIs) {
   EXPECT_EQ(observations_of(7.5, 1.0, 0.1, strict), Kinds{"epoch_start_jump"});
 }
 
+TEST(scenario_analyzers, FrequentClippingIsSaidWhateverTheVerdict) {
+  auto kinds_of = [](double fraction) {
+    return observation_kinds({{"grad_norm.clip_fraction", fraction, "ratio", {}, {}},
+                              {"grad_norm.log10_clipped_over_clip", 0.3, "log10(ratio)", {}, {}}},
+                             {});
+  };
+  EXPECT_EQ(kinds_of(0.34), std::vector<std::string>{"frequent_clipping"});
+  EXPECT_TRUE(kinds_of(0.05).empty());  // rare outliers caught: what clipping is for
+}
+
 TEST(scenario_analyzers, ARepeatedBatchIsSaidFromTheGraphsThreshold) {
   auto kinds_of = [](double share) {
     return observation_kinds({{"data.repeated_batch_share", share, "ratio", {}, {}}}, {});
