@@ -18,7 +18,8 @@ constexpr double kRateRise = 1e-3;
 }  // namespace
 
 std::optional<EpochStartJump> epoch_start_jump_test(const std::vector<double>& series, std::size_t period,
-                                                    const std::vector<double>& rate, std::size_t window) {
+                                                    const std::vector<double>& rate, std::size_t first_start,
+                                                    std::size_t window) {
   const std::size_t n = series.size();
   if (window == 0 || period < 4 * window || n < period + window) return std::nullopt;
   const auto rate_rises = [&](std::size_t t) {
@@ -29,12 +30,15 @@ std::optional<EpochStartJump> epoch_start_jump_test(const std::vector<double>& s
     const std::ptrdiff_t w = static_cast<std::ptrdiff_t>(window);
     return median(std::vector<double>(first, first + w)) - median(std::vector<double>(first - w, first));
   };
-  // Mean jump at phase, phase + period, ... from the second epoch on (the first epoch's start has no
-  // steps before it); nullopt when no such position has a window on each side.
+  // The first epoch start with a window before it; every phase is measured from there on, so that the
+  // epoch starts and the other positions come from the same epochs.
+  std::size_t first_measured = first_start % period;
+  while (first_measured < window) first_measured += period;
+  // Mean jump at the positions `phase` steps after an epoch start; nullopt when none has a window after it.
   const auto mean_jump = [&](std::size_t phase, std::size_t& count) -> std::optional<double> {
     double sum = 0.0;
     count = 0;
-    for (std::size_t t = period + phase; t + window <= n; t += period) {
+    for (std::size_t t = first_measured + phase; t + window <= n; t += period) {
       if (rate_rises(t)) continue;
       sum += jump_at(t);
       ++count;

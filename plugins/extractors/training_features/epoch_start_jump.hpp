@@ -23,8 +23,9 @@ struct EpochStartJump {
 /// the middle two, so one outlying batch on either side does not make or hide a jump.
 inline constexpr std::size_t kEpochStartWindow = 4;
 
-/// Tests `series` (one value per step, every step present, step 0 first; ln(loss)) for a step up at the
-/// epoch starts (steps period, 2 period, ...): the jump at a position t is the median of the `window` values
+/// Tests `series` (one value per step, every step present; ln(loss)) for a step up at the epoch starts
+/// (positions first_start + k period, k >= 0; 0 when the series starts with an epoch): the jump at a
+/// position t is the median of the `window` values
 /// from t on minus the median of the `window` values before t; the mean jump over the epoch starts is
 /// compared with the mean jump at every other position in the epoch (the same multiples of the period
 /// shifted by a phase at least `window` away from the start), so slow trends, the noise of this run and
@@ -34,6 +35,7 @@ inline constexpr std::size_t kEpochStartWindow = 4;
 /// other positions' jumps do not vary.
 std::optional<EpochStartJump> epoch_start_jump_test(const std::vector<double>& series, std::size_t period,
                                                     const std::vector<double>& rate = {},
+                                                    std::size_t first_start = 0,
                                                     std::size_t window = kEpochStartWindow);
 
 }  // namespace cann_debug::plugins::training_detail

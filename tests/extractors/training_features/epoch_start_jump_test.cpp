@@ -78,6 +78,18 @@ TEST(EpochStartJump, AWarmRestartAtTheEpochStartIsLeftOut) {
   EXPECT_EQ(kept->boundaries, 5u);
 }
 
+TEST(EpochStartJump, ALogThatStartsInsideAnEpochIsReadFromItsFirstEpochStart) {
+  // A resumed run whose log starts 25 steps into an epoch: the epochs start at positions 35, 95, ...
+  std::vector<double> v = log_loss(60, 6, 0.4, 0.1, 4);
+  v.erase(v.begin(), v.begin() + 25);
+  const auto aligned = epoch_start_jump_test(v, 60, {}, 35);
+  ASSERT_TRUE(aligned);
+  EXPECT_GT(aligned->zscore, 4.0);
+  EXPECT_EQ(aligned->boundaries, 5u);
+  // Read as if the log started with an epoch, the starts fall mid-epoch and show nothing.
+  EXPECT_LT(epoch_start_jump_test(v, 60)->zscore, 3.0);
+}
+
 TEST(EpochStartJump, NeedsEpochsOfFourWindowsAndOneStartWithAWindowAfterIt) {
   EXPECT_FALSE(epoch_start_jump_test(log_loss(15, 10, 0.4, 0.1, 1), 15));
   EXPECT_TRUE(epoch_start_jump_test(log_loss(16, 10, 0.4, 0.1, 1), 16));
@@ -98,6 +110,10 @@ TEST(EpochStartJump, TheExtractorReadsTheLossOnALogScale) {
                     {"lr", 1e-3}});
   const FeatureSet set = run_extractor({{kRecordsPort, records_of(rows)}});
   EXPECT_GT(value_of(set, "loss.epoch_start_jump_zscore"), 4.0);
+  // The same log resumed 50 steps in: the epoch field says where the epochs start.
+  const std::vector<json> resumed(rows.begin() + 50, rows.end());
+  EXPECT_GT(value_of(run_extractor({{kRecordsPort, records_of(resumed)}}), "loss.epoch_start_jump_zscore"),
+            4.0);
   // A loss at exactly zero (logits that underflowed) has no log scale: no test.
   rows[300]["loss"] = 0.0;
   EXPECT_FALSE(find(run_extractor({{kRecordsPort, records_of(rows)}}), "loss.epoch_start_jump_zscore"));
