@@ -286,13 +286,17 @@ TEST(scenario_analyzers, TheJumpAtTheEpochStartIsSaidWhereNothingMoreIs) {
 }
 
 TEST(scenario_analyzers, FrequentClippingIsSaidWhateverTheVerdict) {
-  auto kinds_of = [](double fraction) {
+  auto kinds_of = [](double fraction, double log10_cut, double log10_early) {
     return observation_kinds({{"grad_norm.clip_fraction", fraction, "ratio", {}, {}},
-                              {"grad_norm.log10_clipped_over_clip", 0.3, "log10(ratio)", {}, {}}},
+                              {"grad_norm.log10_clipped_over_clip", log10_cut, "log10(ratio)", {}, {}},
+                              {"grad_norm.log10_early_over_clip", log10_early, "log10(ratio)", {}, {}}},
                              {});
   };
-  EXPECT_EQ(kinds_of(0.34), std::vector<std::string>{"frequent_clipping"});
-  EXPECT_TRUE(kinds_of(0.05).empty());  // rare outliers caught: what clipping is for
+  using Kinds = std::vector<std::string>;
+  EXPECT_EQ(kinds_of(0.34, 0.32, 0.1), Kinds{"frequent_clipping"});   // updates cut 2.1x
+  EXPECT_EQ(kinds_of(0.34, 0.13, 0.23), Kinds{"frequent_clipping"});  // the first steps 1.7x above it
+  EXPECT_TRUE(kinds_of(0.05, 0.32, 0.23).empty());  // rare outliers caught: what clipping is for
+  EXPECT_TRUE(kinds_of(0.4, 0.04, 0.02).empty());   // many steps trimmed by a few percent
 }
 
 TEST(scenario_analyzers, ARepeatedBatchIsSaidFromTheGraphsThreshold) {
