@@ -32,8 +32,10 @@ std::optional<EpochStartJump> epoch_start_jump_test(const std::vector<double>& s
   };
   // The first epoch start with a window before it; every phase is measured from there on, so that the
   // epoch starts and the other positions come from the same epochs.
-  std::size_t first_measured = first_start % period;
-  while (first_measured < window) first_measured += period;
+  EpochStartJump test;
+  test.first_measured = first_start % period;
+  while (test.first_measured < window) test.first_measured += period;
+  const std::size_t first_measured = test.first_measured;
   // Mean jump at the positions `phase` steps after an epoch start; nullopt when none has a window after it.
   const auto mean_jump = [&](std::size_t phase, std::size_t& count) -> std::optional<double> {
     double sum = 0.0;
@@ -46,7 +48,6 @@ std::optional<EpochStartJump> epoch_start_jump_test(const std::vector<double>& s
     if (count == 0) return std::nullopt;
     return sum / static_cast<double>(count);
   };
-  EpochStartJump test;
   const auto at_start = mean_jump(0, test.boundaries);
   if (!at_start) return std::nullopt;
   std::vector<double> others;

@@ -13,10 +13,11 @@
 namespace cann_debug::plugins::training_detail {
 
 struct EpochStartJump {
-  double mean_jump = 0.0;       // mean over the epoch starts of the step in the series there
-  std::size_t boundaries = 0;   // epoch starts measured
-  std::size_t null_phases = 0;  // other positions in the epoch the jump was compared with
-  double zscore = 0.0;          // (mean_jump - median of the others) / their robust spread
+  double mean_jump = 0.0;          // mean over the epoch starts of the step in the series there
+  std::size_t boundaries = 0;      // epoch starts measured
+  std::size_t first_measured = 0;  // position of the first epoch start with a window before it
+  std::size_t null_phases = 0;     // other positions in the epoch the jump was compared with
+  double zscore = 0.0;             // (mean_jump - median of the others) / their robust spread
 };
 
 /// Steps on each side of a position whose medians make the jump there: the median of four is the mean of

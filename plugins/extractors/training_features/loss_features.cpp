@@ -55,6 +55,19 @@ std::optional<std::int64_t> steps_per_epoch_from_rows(const std::vector<LogRow>&
   return static_cast<std::int64_t>(std::llround(median(lengths)));
 }
 
+std::vector<std::int64_t> epoch_start_steps(const std::vector<LogRow>& rows, std::int64_t steps_per_epoch) {
+  std::vector<std::int64_t> starts;
+  for (std::size_t i = 1; i < rows.size(); ++i)
+    if (rows[i].epoch && rows[i - 1].epoch && *rows[i].epoch != *rows[i - 1].epoch)
+      starts.push_back(step_of(rows[i]));
+  if (!starts.empty() || rows.empty() || steps_per_epoch < 1) return starts;
+  const std::int64_t first = step_of(rows.front());
+  const std::int64_t into = ((first % steps_per_epoch) + steps_per_epoch) % steps_per_epoch;
+  for (std::int64_t t = first - into + steps_per_epoch; t <= step_of(rows.back()); t += steps_per_epoch)
+    starts.push_back(t);
+  return starts;
+}
+
 void add_loss_features(const std::vector<LogRow>& rows, std::optional<std::int64_t> steps_per_epoch,
                        std::optional<std::int64_t> batch_size, FeatureList& out) {
   std::vector<LogRow> loss_rows;

@@ -16,6 +16,11 @@ namespace cann_debug::plugins::training_detail {
 /// complete (an epoch change before and after). nullopt without two epoch changes.
 std::optional<std::int64_t> steps_per_epoch_from_rows(const std::vector<LogRow>& rows);
 
+/// The steps at which an epoch starts: those of the rows whose epoch differs from the row before; where the
+/// rows show no such change, every step after the first row's that is a multiple of `steps_per_epoch`
+/// (a log counted from step 0 starts with an epoch). Ascending.
+std::vector<std::int64_t> epoch_start_steps(const std::vector<LogRow>& rows, std::int64_t steps_per_epoch);
+
 /// Appends the loss features of `rows` (those with a 'loss' value) to `out`. `steps_per_epoch` is the lag
 /// for the epoch periodicity; `batch_size` (optional) scales the noise to a per-sample figure.
 void add_loss_features(const std::vector<LogRow>& rows, std::optional<std::int64_t> steps_per_epoch,

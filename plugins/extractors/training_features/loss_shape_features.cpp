@@ -7,6 +7,7 @@
 
 #include "epoch_position.hpp"
 #include "epoch_start_jump.hpp"
+#include "loss_features.hpp"
 #include "series_math.hpp"
 
 namespace cann_debug::plugins::training_detail {
@@ -223,27 +224,15 @@ void add_epoch_start_jump_feature(const std::vector<LogRow>& rows,
     }
     rate.push_back(*r.lr);
   }
-  // Where an epoch starts: the first row whose epoch differs from the row before, else the first row
-  // whose step is a multiple of the epoch length (a log that starts at step 0 starts with an epoch).
-  std::size_t first_start = 0;
-  for (std::size_t i = 1; i < rows.size(); ++i)
-    if (rows[i].epoch && rows[i - 1].epoch && *rows[i].epoch != *rows[i - 1].epoch) {
-      first_start = i;
-      break;
-    }
-  if (first_start == 0) {
-    const std::int64_t into =
-        ((step_of(rows.front()) % *steps_per_epoch) + *steps_per_epoch) % *steps_per_epoch;
-    first_start = static_cast<std::size_t>((*steps_per_epoch - into) % *steps_per_epoch);
-  }
-  first_start %= period;
+  // Rows are one per step: the first epoch start's row is its step's distance from the first row's.
+  const std::vector<std::int64_t> starts = epoch_start_steps(rows, *steps_per_epoch);
+  if (starts.empty()) return;
+  const auto first_start = static_cast<std::size_t>(starts.front() - step_of(rows.front()));
   const auto test = epoch_start_jump_test(*loss, period, rate, first_start);
   if (!test) return;
-  // The evidence: the first epoch start with a window before it, and the windows around it.
-  std::size_t start = first_start;
-  while (start < kEpochStartWindow) start += period;
-  const std::size_t first = start - kEpochStartWindow;
-  const std::size_t last = std::min(rows.size() - 1, start + kEpochStartWindow - 1);
+  // The evidence: the first epoch start measured, with the windows around it.
+  const std::size_t first = test->first_measured - kEpochStartWindow;
+  const std::size_t last = std::min(rows.size() - 1, test->first_measured + kEpochStartWindow - 1);
   out.add("loss.epoch_start_jump_zscore", test->zscore, "sd",
           {rows_ref(rows, first, last, "steps", "loss.epoch_start")});
 }

@@ -6,6 +6,7 @@
 #include <limits>
 
 #include "epoch_start_jump.hpp"
+#include "loss_features.hpp"
 #include "series_math.hpp"
 
 namespace cann_debug::plugins::training_detail {
@@ -177,16 +178,7 @@ std::vector<LossSpike> spikes_off_epoch_starts(const std::vector<LogRow>& rows,
                                                std::optional<std::int64_t> steps_per_epoch) {
   const auto window = static_cast<std::int64_t>(kEpochStartWindow);
   if (!steps_per_epoch || *steps_per_epoch < 4 * window || spikes.empty()) return spikes;
-  // The steps where an epoch starts: where the rows' epoch changes, else every steps_per_epoch steps
-  // from the first row's step.
-  std::vector<std::int64_t> starts;
-  for (std::size_t i = 1; i < rows.size(); ++i)
-    if (rows[i].epoch && rows[i - 1].epoch && *rows[i].epoch != *rows[i - 1].epoch)
-      starts.push_back(step_of(rows[i]));
-  if (starts.empty() && !rows.empty())
-    for (std::int64_t t = step_of(rows.front()) + *steps_per_epoch; t <= step_of(rows.back());
-         t += *steps_per_epoch)
-      starts.push_back(t);
+  const std::vector<std::int64_t> starts = epoch_start_steps(rows, *steps_per_epoch);
   std::vector<LossSpike> out;
   for (const LossSpike& s : spikes) {
     const std::int64_t step = step_of(rows[s.start]);
