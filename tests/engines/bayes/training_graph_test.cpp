@@ -18,8 +18,20 @@ using test::root_posterior;
 
 const std::string kGraph = test::shipped_graph("training");
 
+// Observed states by variable name.
+using States = std::map<std::string, std::string>;
+
+// A run without a symptom of instability (no blow-up, peak, gradient spike or dead layer; a calm loss
+// whose progress is `progress`), with `more` observed beside.
+States quiet_run(const std::string& progress, const States& more = {}) {
+  States run = {{"loss_blowup", "none"},  {"loss_peak", "none"},       {"grad_spikes", "none"},
+                {"dead_layers", "alive"}, {"loss_progress", progress}, {"loss_noise", "low"}};
+  run.insert(more.begin(), more.end());
+  return run;
+}
+
 // A run whose loss blew up: every consequence of the blow-up observed, no NaN.
-std::map<std::string, std::string> blown_run(const std::string& configured_batch) {
+States blown_run(const std::string& configured_batch) {
   return {{"loss_blowup", "blown"},
           {"loss_peak", "risen"},
           {"grad_spikes", "spiky"},
@@ -52,7 +64,7 @@ TEST(training_graph, ABatchOfOneKeepsBatchTooSmallBesideTheLearningRate) {
 
 TEST(training_graph, TheRateAgainstTheOptimizersCustomaryOneTipsARateFromABatch) {
   const Network net = load_graph(kGraph);
-  auto with_rate = [](std::map<std::string, std::string> run, const std::string& rate) {
+  auto with_rate = [](States run, const std::string& rate) {
     run["configured_lr"] = rate;
     return run;
   };
@@ -68,10 +80,7 @@ TEST(training_graph, TheRateAgainstTheOptimizersCustomaryOneTipsARateFromABatch)
   const auto ordinary = with_rate(blown_run("normal"), "normal");
   EXPECT_LT(root_posterior(net, ordinary, "lr_too_high"),
             root_posterior(net, with_rate(blown_run("normal"), "high"), "lr_too_high"));
-  const std::map<std::string, std::string> clean = {{"loss_blowup", "none"},         {"loss_peak", "none"},
-                                                    {"grad_spikes", "none"},         {"dead_layers", "alive"},
-                                                    {"loss_progress", "decreasing"}, {"loss_noise", "low"},
-                                                    {"configured_lr", "extreme"}};
+  const States clean = quiet_run("decreasing", {{"configured_lr", "extreme"}});
   EXPECT_GT(root_posterior(net, clean, "healthy"), root_posterior(net, clean, "lr_too_high"));
 }
 
@@ -79,17 +88,14 @@ TEST(training_graph, AnEffectOfThePositionInTheEpochTipsACleanRunToAStoredOrder)
   const Network net = load_graph(kGraph);
   // A run that learnt without a symptom but a faint correlation one epoch apart (a stored order behind a
   // shuffle buffer): healthy leads until each position of the epoch is seen to have its own kind of batch.
-  std::map<std::string, std::string> run = {{"loss_blowup", "none"},         {"loss_peak", "none"},
-                                            {"grad_spikes", "none"},         {"dead_layers", "alive"},
-                                            {"loss_progress", "decreasing"}, {"loss_noise", "low"},
-                                            {"epoch_periodicity", "weak"},   {"epoch_repeat", "none"}};
+  States run = quiet_run("decreasing", {{"epoch_periodicity", "weak"}, {"epoch_repeat", "none"}});
   EXPECT_GT(root_posterior(net, run, "healthy"), root_posterior(net, run, "unshuffled_data"));
   auto positioned = run;
   positioned["epoch_position"] = "strong";
   EXPECT_GT(root_posterior(net, positioned, "unshuffled_data"), root_posterior(net, positioned, "healthy"));
   // In odds against a healthy run (a share saturates): the hand-set table's 0.45 / 0.005, whatever the
   // learnt tables beside it.
-  auto odds = [&](const std::map<std::string, std::string>& r) {
+  auto odds = [&](const States& r) {
     return root_posterior(net, r, "unshuffled_data") / root_posterior(net, r, "healthy");
   };
   EXPECT_GT(odds(positioned), 30.0 * odds(run));
@@ -109,10 +115,7 @@ TEST(training_graph, AJumpAtTheEpochStartShowsAStoredOrderThatRepeatsOnlyInKind)
   EXPECT_NE(std::find(parents.begin(), parents.end(), net.find("epoch_start_jump")), parents.end());
   // A long-epoch run under three epochs that stalled: no periodicity one epoch apart (the batches differ,
   // only their kind comes back) and no position test (too few epochs).
-  std::map<std::string, std::string> run = {{"loss_blowup", "none"},       {"loss_peak", "none"},
-                                            {"grad_spikes", "none"},       {"dead_layers", "alive"},
-                                            {"loss_progress", "stalled"},  {"loss_noise", "low"},
-                                            {"epoch_periodicity", "none"}, {"epoch_start_jump", "none"}};
+  States run = quiet_run("stalled", {{"epoch_periodicity", "none"}, {"epoch_start_jump", "none"}});
   EXPECT_GT(root_posterior(net, run, "healthy"), root_posterior(net, run, "unshuffled_data"));
   // The loss steps up where the order starts again: given the jump, the missing periodicity no longer
   // counts twenty times against the stored order, and the stored order leads.
@@ -133,9 +136,7 @@ TEST(training_graph, AJumpAtTheEpochStartShowsAStoredOrderThatRepeatsOnlyInKind)
 TEST(training_graph, ARepeatedBatchIsAStoredOrder) {
   const Network net = load_graph(kGraph);
   // One step per epoch over a dataset larger than the batch: a smooth loss, no periodicity to see.
-  std::map<std::string, std::string> run = {{"loss_blowup", "none"},         {"loss_peak", "none"},
-                                            {"grad_spikes", "none"},         {"dead_layers", "alive"},
-                                            {"loss_progress", "decreasing"}, {"loss_noise", "low"}};
+  States run = quiet_run("decreasing");
   const double before = root_posterior(net, run, "unshuffled_data");
   EXPECT_GT(root_posterior(net, run, "healthy"), before);
   run["same_batch"] = "repeated";
@@ -156,16 +157,13 @@ TEST(training_graph, TwoLooksAtOneLagAreReadTogether) {
   EXPECT_TRUE(has(parents_of("grad_batch_correlation"), net.find("batch_correlation")));
   // A clean run without any periodicity: the epoch-lag test finding none as well takes less than half of
   // what a stored order had left (counted as a second independent symptom it took two thirds).
-  std::map<std::string, std::string> run = {{"loss_blowup", "none"},         {"loss_peak", "none"},
-                                            {"grad_spikes", "none"},         {"dead_layers", "alive"},
-                                            {"loss_progress", "decreasing"}, {"loss_noise", "low"},
-                                            {"epoch_periodicity", "none"}};
+  States run = quiet_run("decreasing", {{"epoch_periodicity", "none"}});
   const double without = root_posterior(net, run, "unshuffled_data");
   run["epoch_repeat"] = "none";
   EXPECT_GT(root_posterior(net, run, "unshuffled_data"), without / 2.0);
   // Gradient norms that follow the correlated loss add little: a stored order and a too-high rate, both of
   // which correlate neighbouring losses, keep their balance.
-  std::map<std::string, std::string> correlated = run;
+  States correlated = run;
   correlated["batch_correlation"] = "correlated";
   const double ratio =
       root_posterior(net, correlated, "unshuffled_data") / root_posterior(net, correlated, "lr_too_high");
