@@ -230,6 +230,8 @@ def load_data(config):
         x, y, image_shape, info = synthetic_images(seed)
     else:
         x, y, image_shape, info = datasets.load(name, seed, config["dataset"].get("num_samples"))
+        if info["task"] != "classification":
+            raise SystemExit(f"error: dataset {name!r} is a {info['task']} set; ddp.py trains classifiers")
     info = dict(info)
     info["image"] = image_shape is not None
     if config["model"]["type"] == "cnn":

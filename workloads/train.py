@@ -5,7 +5,8 @@
   /usr/bin/python3 workloads/train.py --fault none --set optimizer.name=adamw --set model.type=transformer ...
 
 The program: a classifier (mlp, cnn, resnet or a small transformer; faultlib/models.py) learns a dataset that
-sklearn ships or a synthetic one (faultlib/datasets.py) with cross-entropy, an optimizer (sgd, sgd with
+sklearn ships or a synthetic one (faultlib/datasets.py) with cross-entropy, or the same networks with one
+output regress a standardised target with a squared error (the regression datasets), an optimizer (sgd, sgd with
 momentum or Nesterov momentum, adam, adamw, rmsprop, nadam, radam, adagrad), a learning-rate schedule
 (constant, step, cosine, warmup, linear, exponential), optional gradient clipping (clip_grad_norm_) and a
 data order (faultlib/data_order.py). Every step logs what the case corpus holds (step, time, epoch, loss,
@@ -179,8 +180,15 @@ def batches(order, batch_size, buffer, gen):
         epoch += 1
 
 
+class SquaredError(torch.nn.Module):
+    """Mean squared error of a one-output network's prediction against a float target."""
+
+    def forward(self, prediction, target):
+        return torch.nn.functional.mse_loss(prediction.squeeze(-1), target)
+
+
 def loss_fn_for(config):
-    return torch.nn.CrossEntropyLoss()
+    return SquaredError() if config.get("loss") == "mse" else torch.nn.CrossEntropyLoss()
 
 
 def total_norm(layer_norms):
@@ -207,8 +215,10 @@ def run(config, folder):
     x, y, image_shape, info = datasets.load(config["dataset"]["name"], config["seed"],
                                             config["dataset"].get("num_samples"))
     config["dataset"] = info
+    config["task"] = info["task"]
+    config["loss"] = "mse" if info["task"] == "regression" else "cross_entropy"
     mc = config["model"]
-    model = models.build(mc, x.shape[1], info["num_classes"], image_shape)
+    model = models.build(mc, x.shape[1], info.get("num_classes", 1), image_shape)
     mc["init"] = "pytorch_default" if mc.get("init_gain") is None else f"normal(0, ({mc['init_gain']} * kaiming)^2)"
     mc["num_parameters"] = sum(p.numel() for p in model.parameters())
     mc["num_param_tensors"] = len(list(model.parameters()))

@@ -83,6 +83,74 @@ class DataOrderTest(unittest.TestCase):
         self.assertTrue(all(out.index(v) >= v - 9 for v in range(0, 1000, 37)))
 
 
+class RegressionTargetOrderTest(unittest.TestCase):
+    """Stored orders of a regression set: by target value, in bands of the target, by a feature."""
+
+    def setUp(self):
+        gen = torch.Generator().manual_seed(0)
+        self.features = torch.randn(400, 5, generator=gen)
+        self.targets = 2.0 * self.features[:, 2] + 0.1 * torch.randn(400, generator=gen)
+
+    def order(self, name):
+        return list(data_order.EpochOrder(name, self.targets, self.features, seed=1))
+
+    def test_every_order_is_a_permutation(self):
+        for name in data_order.ORDERS:
+            self.assertEqual(sorted(self.order(name)), list(range(400)), name)
+
+    def test_target_bins_have_equal_counts(self):
+        bins = data_order.classes_of(self.targets)
+        self.assertEqual(torch.bincount(bins).tolist(), [400 // data_order.TARGET_BINS] * data_order.TARGET_BINS)
+        # Bins follow the target: every value of a higher bin is above every value of a lower one.
+        for b in range(1, data_order.TARGET_BINS):
+            self.assertGreater(float(self.targets[bins == b].min()), float(self.targets[bins == b - 1].max()))
+
+    def test_sorted_by_label_sorts_the_target(self):
+        seq = [float(self.targets[i]) for i in self.order("sorted_by_label")]
+        self.assertEqual(seq, sorted(seq))
+
+    def test_class_blocks_keep_a_band_of_the_target_together(self):
+        bins = data_order.classes_of(self.targets)
+        seq = [int(bins[i]) for i in self.order("class_blocks")]
+        self.assertLess(label_changes(seq), 60)
+        fresh = [int(bins[i]) for i in self.order("fresh_shuffle")]
+        self.assertGreater(label_changes(fresh), 300)
+
+    def test_sorted_by_feature_sorts_the_column_that_carries_the_target(self):
+        col = [float(self.features[i, 2]) for i in self.order("sorted_by_feature")]
+        self.assertEqual(col, sorted(col))
+
+
+class RegressionTaskTest(unittest.TestCase):
+    def test_regression_sets_are_standardised_float_targets(self):
+        for name in datasets.REGRESSION:
+            x, y, image, info = datasets.load(name, 0)
+            self.assertEqual(info["task"], "regression", name)
+            self.assertTrue(y.dtype.is_floating_point, name)
+            self.assertAlmostEqual(float(y.mean()), 0.0, places=4)
+            self.assertAlmostEqual(float(y.std(unbiased=False)), 1.0, places=3)
+            self.assertEqual(len(x), len(y))
+            self.assertIsNone(image)
+        _, y, _, info = datasets.load("digits", 0)
+        self.assertEqual((info["task"], info["num_classes"], y.dtype), ("classification", 10, torch.int64))
+
+    def test_a_regression_run_learns_the_target_with_a_squared_error(self):
+        out = tempfile.mkdtemp(prefix="cann-debug-train-")
+        self.addCleanup(shutil.rmtree, out, True)
+        train.main(["--fault", "none", "--set", "dataset.name=friedman1", "--set", "optimizer.name=adam",
+                    "--set", "steps=150", "--output", out])
+        with open(os.path.join(out, "config.json")) as f:
+            config = json.load(f)
+        with open(os.path.join(out, "metrics.jsonl")) as f:
+            losses = [json.loads(l)["loss"] for l in f]
+        self.assertEqual((config["task"], config["loss"]), ("regression", "mse"))
+        self.assertNotIn("num_classes", config["dataset"])
+        # A standardised target: the untrained network's squared error is about the target's variance (1),
+        # and Friedman's function is learnt well below it.
+        self.assertGreater(sum(losses[:10]) / 10, 0.5)
+        self.assertLess(sum(losses[-20:]) / 20, 0.5 * sum(losses[:10]) / 10)
+
+
 class InjectorTest(unittest.TestCase):
     def test_divergence_rate_really_diverges(self):
         config = train.default_config(0)

@@ -3,10 +3,22 @@
 `fresh_shuffle` (a new random permutation every epoch) is the healthy order. Every other order is the
 `unshuffled_data` fault as it happens in real code: a loader built with shuffle=False over data stored
 sorted (by label, by a feature, in class blocks), or a permutation drawn once and reused every epoch.
+Regression targets (float labels) are sorted by value, and their "classes" are TARGET_BINS bins of equal
+counts (a table exported in price bands, a shard per range of the target).
 """
 import torch
 
 ORDERS = ("fresh_shuffle", "sorted_by_label", "sorted_by_feature", "class_blocks", "same_permutation")
+TARGET_BINS = 8
+
+
+def classes_of(labels):
+    """Integer class ids: the labels of a classification set, equal-count bins of a regression target."""
+    if not labels.dtype.is_floating_point:
+        return labels
+    rank = torch.empty_like(labels, dtype=torch.int64)
+    rank[torch.sort(labels, stable=True).indices] = torch.arange(len(labels))
+    return rank * TARGET_BINS // len(labels)
 
 
 def informative_column(features, labels):
@@ -27,6 +39,7 @@ class EpochOrder(torch.utils.data.Sampler):
         self.n = len(labels)
         self.gen = torch.Generator().manual_seed(seed)
         self.labels = labels
+        self.classes = classes_of(labels)
         self.features = features
         self.block = block
         self._fixed = None
@@ -36,17 +49,17 @@ class EpochOrder(torch.utils.data.Sampler):
 
     def _stored_order(self):
         if self.order == "sorted_by_label":
-            # A stable sort keeps the within-class order: data exported class by class.
-            return torch.argsort(self.labels * self.n + torch.arange(self.n))
+            # A stable sort keeps the within-class order: data exported class by class (or by target value).
+            return torch.sort(self.labels, stable=True).indices
         if self.order == "sorted_by_feature":
             # Sorted on a column of the data (a file exported sorted by a size, date or score column). The
             # column is the one whose class means spread most (the ANOVA between-class variance): a sort
             # key that carries label information, as real sort keys usually do. A column unrelated to
             # the label would give an order as good as random, which is no fault.
-            return torch.argsort(self.features[:, informative_column(self.features, self.labels)])
+            return torch.argsort(self.features[:, informative_column(self.features, self.classes)])
         if self.order == "class_blocks":
             # Blocks of `block` samples of one class, classes taking turns (shards written per class).
-            by_class = [torch.nonzero(self.labels == c).flatten() for c in torch.unique(self.labels)]
+            by_class = [torch.nonzero(self.classes == c).flatten() for c in torch.unique(self.classes)]
             block = self.block or max(8, self.n // (4 * len(by_class)))
             out, pos = [], [0] * len(by_class)
             while len(out) < self.n:

@@ -1,12 +1,16 @@
 """Datasets the training workloads learn: those sklearn ships (no download) and synthetic ones.
 
-Every dataset is standardised (zero mean, unit variance per feature) and returned as float32 features, int64
-labels and, for image data, the image shape.
+Classification datasets return float32 features, int64 labels and, for image data, the image shape.
+Regression datasets (REGRESSION: sklearn's diabetes progression, Friedman's #1 function, a sparse linear
+model with noise) return float32 targets instead, learnt with a squared error; `info["task"]` says which.
+Features and regression targets are standardised (zero mean, unit variance).
 """
 import numpy as np
 import torch
 
-DATASETS = ("digits", "breast_cancer", "wine", "iris", "blobs", "classification", "moons")
+CLASSIFICATION = ("digits", "breast_cancer", "wine", "iris", "blobs", "classification", "moons")
+REGRESSION = ("diabetes", "friedman1", "regression")
+DATASETS = CLASSIFICATION + REGRESSION
 
 
 def load(name, seed, num_samples=None):
@@ -34,13 +38,26 @@ def load(name, seed, num_samples=None):
         x2, y = sk.make_moons(n_samples=num_samples or 1500, noise=0.25, random_state=rng)
         # Two informative dimensions embedded with noise dimensions, so the network has something to learn.
         x = np.concatenate([x2, rng.normal(size=(len(x2), 14)) * 0.5], axis=1)
+    elif name == "diabetes":
+        x, y = sk.load_diabetes(return_X_y=True)
+    elif name == "friedman1":
+        x, y = sk.make_friedman1(n_samples=num_samples or 2000, n_features=12, noise=1.0, random_state=rng)
+    elif name == "regression":
+        x, y = sk.make_regression(n_samples=num_samples or 2000, n_features=30, n_informative=10, noise=20.0,
+                                  random_state=rng)
     else:
         raise ValueError(f"dataset {name!r}: expected one of {', '.join(DATASETS)}")
     x = x.astype(np.float64)
     x = (x - x.mean(axis=0)) / (x.std(axis=0) + 1e-8)
     features = torch.tensor(x, dtype=torch.float32)
-    labels = torch.tensor(y, dtype=torch.int64)
-    info = {"name": name if name not in ("digits", "breast_cancer", "wine", "iris") else f"sklearn_{name}",
-            "num_samples": len(labels), "input_shape": list(image_shape or (features.shape[1],)),
-            "num_classes": int(labels.max()) + 1}
+    shipped = name in ("digits", "breast_cancer", "wine", "iris", "diabetes")
+    info = {"name": f"sklearn_{name}" if shipped else name, "num_samples": len(y),
+            "input_shape": list(image_shape or (features.shape[1],))}
+    if name in REGRESSION:
+        y = np.asarray(y, dtype=np.float64)
+        labels = torch.tensor((y - y.mean()) / (y.std() + 1e-8), dtype=torch.float32)
+        info.update({"task": "regression", "num_outputs": 1})
+    else:
+        labels = torch.tensor(y, dtype=torch.int64)
+        info.update({"task": "classification", "num_classes": int(labels.max()) + 1})
     return features, labels, image_shape, info
