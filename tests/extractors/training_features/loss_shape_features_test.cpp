@@ -46,6 +46,28 @@ TEST(LossShapeFeatures, ALossThatClimbsBackReboundsAndPeaks) {
   EXPECT_NEAR(value_of(set, "loss.peak_over_first"), 3.0 / 2.3, 0.01);
 }
 
+// A squared error's per-sample spread is of the order of the loss itself, so a batch of 16 leaves step noise
+// of a quarter of the level: the lowest of 150 running medians of 7 steps lies well below the level the
+// run holds. That is noise, not lost progress; the same noise on a loss that really climbs back is still a
+// rebound.
+TEST(LossShapeFeatures, TheStepNoiseAloneIsNoRebound) {
+  std::mt19937 gen(7);
+  std::normal_distribution<double> unit(0.0, 1.0);
+  std::vector<json> flat, climbing;
+  for (int i = 0; i < 150; ++i) {
+    const double level = 0.6 + 0.4 * std::exp(-i / 20.0);
+    const double noise = 0.25 * level * unit(gen);
+    flat.push_back(row(i, level + (i ? noise : 0.0)));
+    climbing.push_back(row(i, (i < 75 ? level : level + 0.6 * (i - 75) / 75.0) + (i ? noise : 0.0)));
+  }
+  const FeatureSet noisy = run_extractor({{kRecordsPort, records_of(flat)}});
+  EXPECT_LT(value_of(noisy, "loss.rebound_over_first"), 0.0);
+  EXPECT_GT(value_of(noisy, "loss.noise_over_first"), 0.1);  // as noisy as a tiny batch of a classifier
+  // Climbing back by 0.6 of the first loss: above the graph's rebounded threshold (0.1) after the margin.
+  const FeatureSet lost = run_extractor({{kRecordsPort, records_of(climbing)}});
+  EXPECT_GT(value_of(lost, "loss.rebound_over_first"), 0.1);
+}
+
 TEST(LossShapeFeatures, ALossThrownUpAndThenUnderflowingToZeroIsABlowUp) {
   // A rate far too high: the loss jumps from 2.1 to 1.5e4 on the second step, then mostly sits at exactly
   // zero (saturated logits) with isolated large values. The smoothed peak sees the zeros only.
