@@ -20,8 +20,8 @@ Configuration keys (config.json; --set takes dotted keys): dataset.name, model.t
 init_gain, optimizer.name/momentum/nesterov/weight_decay, lr (a number, {"times_default": k} or
 {"times_divergence": k}: k times the rate at which a short LR range test of this model, optimizer and data
 diverges), lr_schedule.kind (constant|step|cosine|warmup|linear|exponential) with step_size/gamma/warmup_steps,
-batch_size, steps, data_order, shuffle_buffer, clip_threshold (null, a number or {"times_initial_grad_norm": f}),
-num_threads.
+batch_size, steps, data_order (faultlib/data_order.py ORDERS), shuffle_buffer, clip_threshold (null, a number
+or {"times_initial_grad_norm": f}), num_threads.
 """
 import math
 import os

@@ -73,6 +73,17 @@ class DataOrderTest(unittest.TestCase):
         self.assertEqual(a, b)
         self.assertNotEqual(a, sorted(a))
 
+    def test_class_shards_keep_labels_together_in_a_new_order_every_epoch(self):
+        o = self.order("class_shards")
+        a, b = list(o), list(o)
+        self.assertNotEqual(a, b)
+        for epoch in (a, b):
+            self.assertLess(label_changes([int(self.labels[i]) for i in epoch]), 60)
+        # Whole shards move: a sample's neighbour inside a shard stays its neighbour.
+        shard = list(self.order("class_blocks"))[:12]
+        at = b.index(shard[0])
+        self.assertEqual(b[at:at + 12], shard)
+
     def test_shuffle_buffer_mixes_only_locally(self):
         gen = torch.Generator().manual_seed(0)
         self.assertEqual(train.shuffle_buffered(list(range(100)), 1, gen), list(range(100)))

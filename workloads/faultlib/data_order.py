@@ -2,13 +2,16 @@
 
 `fresh_shuffle` (a new random permutation every epoch) is the healthy order. Every other order is the
 `unshuffled_data` fault as it happens in real code: a loader built with shuffle=False over data stored
-sorted (by label, by a feature, in class blocks), or a permutation drawn once and reused every epoch.
+sorted (by label, by a feature, in class blocks), a permutation drawn once and reused every epoch, or
+shards of one class each whose order alone is shuffled every epoch (`class_shards`: a sharded dataset
+written class by class, read with a shard-level shuffle), which repeats nothing from one epoch to the next.
 Regression targets (float labels) are sorted by value, and their "classes" are TARGET_BINS bins of equal
 counts (a table exported in price bands, a shard per range of the target).
 """
 import torch
 
-ORDERS = ("fresh_shuffle", "sorted_by_label", "sorted_by_feature", "class_blocks", "same_permutation")
+ORDERS = ("fresh_shuffle", "sorted_by_label", "sorted_by_feature", "class_blocks", "same_permutation",
+          "class_shards")
 TARGET_BINS = 8
 
 
@@ -59,20 +62,30 @@ class EpochOrder(torch.utils.data.Sampler):
             return torch.argsort(self.features[:, informative_column(self.features, self.classes)])
         if self.order == "class_blocks":
             # Blocks of `block` samples of one class, classes taking turns (shards written per class).
-            by_class = [torch.nonzero(self.classes == c).flatten() for c in torch.unique(self.classes)]
-            block = self.block or max(8, self.n // (4 * len(by_class)))
-            out, pos = [], [0] * len(by_class)
-            while len(out) < self.n:
-                for c, idx in enumerate(by_class):
-                    take = idx[pos[c]:pos[c] + block]
-                    pos[c] += block
-                    out.extend(take.tolist())
-            return torch.tensor(out[:self.n])
+            return torch.cat(self._class_blocks())
         raise AssertionError(self.order)
+
+    def _class_blocks(self):
+        """Blocks of `block` samples of one class, classes taking turns, in stored order."""
+        by_class = [torch.nonzero(self.classes == c).flatten() for c in torch.unique(self.classes)]
+        block = self.block or max(8, self.n // (4 * len(by_class)))
+        out, pos = [], [0] * len(by_class)
+        while sum(len(b) for b in out) < self.n:
+            for c, idx in enumerate(by_class):
+                take = idx[pos[c]:pos[c] + block]
+                pos[c] += block
+                if len(take):
+                    out.append(take)
+        return out
 
     def __iter__(self):
         if self.order == "fresh_shuffle":
             perm = torch.randperm(self.n, generator=self.gen)
+        elif self.order == "class_shards":
+            if self._fixed is None:
+                self._fixed = self._class_blocks()
+            shards = self._fixed
+            perm = torch.cat([shards[i] for i in torch.randperm(len(shards), generator=self.gen).tolist()])
         elif self.order == "same_permutation":
             if self._fixed is None:
                 self._fixed = torch.randperm(self.n, generator=self.gen)
