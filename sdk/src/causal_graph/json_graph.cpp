@@ -36,9 +36,9 @@ class Reader {
       const std::string at = fmt::format("/variables/{}", i);
       const json& v = vars[i];
       if (!v.is_object()) fail(at, "expected an object");
-      check_keys(
-          v, at,
-          {"name", "description", "states", "default_state", "parents", "cpt", "discretization", "learn"});
+      check_keys(v, at,
+                 {"name", "description", "states", "default_state", "parents", "cpt", "discretization",
+                  "learn", "unseen"});
       Variable var;
       var.name = string_of(required(v, at, "name"), at + "/name");
       if (var.name.empty()) fail(at + "/name", "empty variable name");
@@ -84,6 +84,8 @@ class Reader {
     for (std::size_t i = 0; i < vars.size(); ++i) {
       const std::string at = fmt::format("/variables/{}", i);
       read_cpt(net, static_cast<int>(i), required(vars[i], at, "cpt"), at + "/cpt");
+      if (auto it = vars[i].find("unseen"); it != vars[i].end())
+        read_unseen(net, static_cast<int>(i), *it, at + "/unseen");
       if (auto it = vars[i].find("discretization"); it != vars[i].end())
         net.variables[i].discretization = read_discretization(net.variables[i], *it, at + "/discretization");
     }
@@ -205,6 +207,28 @@ class Reader {
     var.cpt = std::move(table);
   }
 
+  // `unseen`: [{"given": ..., "share": w, "p": [...]}, ...], rows mixed with a kind the cases lack.
+  void read_unseen(Network& net, int v, const json& unseen, const std::string& at) const {
+    Variable& var = net.variables[static_cast<std::size_t>(v)];
+    if (!unseen.is_array()) fail(at, "expected an array of {\"given\", \"share\", \"p\"} objects");
+    for (std::size_t k = 0; k < unseen.size(); ++k) {
+      const std::string rat = fmt::format("{}/{}", at, k);
+      if (!unseen[k].is_object()) fail(rat, "expected an object with 'given', 'share' and 'p'");
+      check_keys(unseen[k], rat, {"given", "share", "p"});
+      const std::size_t r = row_index(net, v, required(unseen[k], rat, "given"), rat + "/given");
+      const double share = number_of(required(unseen[k], rat, "share"), rat + "/share");
+      if (!(share > 0.0 && share < 1.0)) fail(rat + "/share", "expected a share between 0 and 1 (exclusive)");
+      std::vector<double> p = row_of(required(unseen[k], rat, "p"), rat + "/p");
+      if (p.size() != var.cardinality())
+        fail(rat + "/p", fmt::format("{} probabilities, expected {} (one per state of '{}')", p.size(),
+                                     var.cardinality(), var.name));
+      if (const std::string problem = check_row(p.data(), p.size(), tolerance_); !problem.empty())
+        fail(rat + "/p", problem);
+      if (!var.unseen.emplace(r, Variable::UnseenKind{share, std::move(p)}).second)
+        fail(rat, fmt::format("row {} of '{}' has two unseen kinds", net.row_label(v, r), var.name));
+    }
+  }
+
   // `given`: {"parent": "state", ...} or ["state of parent 1", ...] in parent order.
   std::size_t row_index(const Network& net, int v, const json& given, const std::string& at) const {
     const Variable& var = net.variables[static_cast<std::size_t>(v)];
@@ -315,6 +339,21 @@ json to_json_graph(const Network& net) {
       rows.push_back(std::vector<double>(var.cpt.begin() + static_cast<std::ptrdiff_t>(r * card),
                                          var.cpt.begin() + static_cast<std::ptrdiff_t>((r + 1) * card)));
     j["cpt"] = rows;
+    if (!var.unseen.empty()) {
+      json unseen = json::array();
+      for (const auto& [r, kind] : var.unseen) {
+        json given = json::array();
+        std::size_t rest = r;
+        std::vector<std::string> states(var.parents.size());
+        for (std::size_t i = var.parents.size(); i-- > 0;) {
+          const Variable& parent = net.variables[static_cast<std::size_t>(var.parents[i])];
+          states[i] = parent.states[rest % parent.cardinality()];
+          rest /= parent.cardinality();
+        }
+        unseen.push_back({{"given", states}, {"share", kind.share}, {"p", kind.p}});
+      }
+      j["unseen"] = unseen;
+    }
     if (var.discretization) {
       const Discretization& d = *var.discretization;
       json dj = {{"feature", d.feature}, {"thresholds", d.thresholds}};

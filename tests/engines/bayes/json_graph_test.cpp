@@ -57,6 +57,27 @@ TEST(bayes_json, LearnFalseMarksATableKeptAsWritten) {
   EXPECT_FALSE(parse_json_graph(doc.dump(), "back.json").variables[1].learn);
 }
 
+TEST(bayes_json, UnseenKindsNameTheirRowAndRoundTrip) {
+  const Network net = parse_json_graph(R"({"name": "g", "variables": [
+      {"name": "cause", "states": ["ok", "bad"], "cpt": [0.5, 0.5]},
+      {"name": "other", "states": ["x", "y"], "cpt": [0.5, 0.5]},
+      {"name": "symptom", "states": ["no", "yes"], "parents": ["cause", "other"],
+       "cpt": [[0.9, 0.1], [0.9, 0.1], [0.2, 0.8], [0.2, 0.8]],
+       "unseen": [{"given": {"cause": "bad", "other": "y"}, "share": 0.25, "p": [0.9, 0.1]}]}]})",
+                                       "g.json");
+  const auto& unseen = net.variables[2].unseen;
+  ASSERT_EQ(unseen.size(), 1u);
+  ASSERT_EQ(unseen.count(3), 1u);  // (bad, y): the last row, the last parent varying fastest
+  EXPECT_EQ(unseen.at(3).share, 0.25);
+  EXPECT_EQ(unseen.at(3).p, (std::vector<double>{0.9, 0.1}));
+  const nlohmann::json doc = to_json_graph(net);
+  EXPECT_EQ(doc["variables"][2]["unseen"][0]["given"], nlohmann::json::array({"bad", "y"}));
+  EXPECT_FALSE(doc["variables"][0].contains("unseen"));
+  const Network back = parse_json_graph(doc.dump(), "back.json");
+  EXPECT_EQ(back.variables[2].unseen.at(3).p, unseen.at(3).p);
+  EXPECT_EQ(to_json_graph(back), doc);
+}
+
 TEST(bayes_json, BifConvertsToJson) {
   if (!test::have_bn()) GTEST_SKIP() << "no shared BIF corpus";
   const Network bif = load_graph(test::bif("asia"));
@@ -126,6 +147,16 @@ INSTANTIATE_TEST_SUITE_P(
         Malformed{"NotANumber",
                   R"({"variables": [{"name": "a", "states": ["t", "f"], "cpt": [0.5, "0.5"]}]})",
                   "g.json: /variables/0/cpt/1: expected a number, got \"0.5\""},
+        Malformed{"UnseenShareOutOfRange",
+                  R"({"variables": [{"name": "a", "states": ["t", "f"], "cpt": [0.5, 0.5]},
+                                     {"name": "b", "states": ["t", "f"], "parents": ["a"], "cpt": [[0.5, 0.5], [0.5, 0.5]],
+                                      "unseen": [{"given": {"a": "f"}, "share": 1.0, "p": [0.5, 0.5]}]}]})",
+                  "g.json: /variables/1/unseen/0/share: expected a share between 0 and 1 (exclusive)"},
+        Malformed{"UnseenRowSum",
+                  R"({"variables": [{"name": "a", "states": ["t", "f"], "cpt": [0.5, 0.5]},
+                                     {"name": "b", "states": ["t", "f"], "parents": ["a"], "cpt": [[0.5, 0.5], [0.5, 0.5]],
+                                      "unseen": [{"given": ["t"], "share": 0.3, "p": [0.5, 0.6]}]}]})",
+                  "g.json: /variables/1/unseen/0/p: sums to 1.1 (|sum - 1| > 0.0001)"},
         Malformed{"DuplicateState",
                   R"({"variables": [{"name": "a", "states": ["t", "t"], "cpt": [0.5, 0.5]}]})",
                   "g.json: /variables/0/states/1: state 't' is listed twice"},

@@ -91,6 +91,25 @@ TEST(bayes_learning, FlatPosteriorIsNotACorrectAnswer) {
   EXPECT_DOUBLE_EQ(loo.top1_accuracy, 0.0);
 }
 
+// A row with an unseen kind keeps that share at its hand-set row however many cases learning counts: the
+// counted cases say how the kinds they hold behave, not how often the world brings the others.
+TEST(bayes_learning, AnUnseenKindKeepsItsShareOfTheRow) {
+  const Network net = parse_json_graph(R"({"name": "g", "variables": [
+      {"name": "cause", "states": ["healthy", "fault"], "default_state": "healthy", "cpt": [0.5, 0.5]},
+      {"name": "symptom", "states": ["low", "high"], "parents": ["cause"], "cpt": [[0.5, 0.5], [0.5, 0.5]],
+       "unseen": [{"given": {"cause": "fault"}, "share": 0.3, "p": [0.9, 0.1]}]}]})",
+                                       "g.json");
+  Counts counts = empty_counts(net);
+  for (int i = 0; i < 98; ++i) add_case(net, observe(net, 1, 1), counts);  // fault -> high, 98 times
+  add_case(net, observe(net, 0, 0), counts);
+  const Network learnt = with_learnt_tables(net, counts, {.prior_strength = 2.0});
+  // fault row: 0.7 * (1, 99) / 100 + 0.3 * (0.9, 0.1)
+  EXPECT_NEAR(learnt.variables[1].cpt[2], 0.7 * 0.01 + 0.3 * 0.9, 1e-12);
+  EXPECT_NEAR(learnt.variables[1].cpt[3], 0.7 * 0.99 + 0.3 * 0.1, 1e-12);
+  // The healthy row has none: learnt as usual, (1 + 1, 1 + 0) / 3.
+  EXPECT_NEAR(learnt.variables[1].cpt[0], 2.0 / 3.0, 1e-12);
+}
+
 }  // namespace
 }  // namespace cann_debug::bayes
 

@@ -71,6 +71,11 @@ Network with_learnt_tables(const Network& prior, const Counts& counts, const Lea
       }
       for (std::size_t s = 0; s < k; ++s)
         var.cpt[r * k + s] = sum > 0.0 ? var.cpt[r * k + s] / sum : 1.0 / static_cast<double>(k);
+      // A share of the row's cases is of a kind the counted cases do not hold: kept at its hand-set row.
+      if (const auto it = var.unseen.find(r); it != var.unseen.end())
+        for (std::size_t s = 0; s < k; ++s)
+          var.cpt[r * k + s] =
+              (1.0 - it->second.share) * var.cpt[r * k + s] + it->second.share * it->second.p[s];
     }
   }
   return out;

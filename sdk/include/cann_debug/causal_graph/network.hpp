@@ -39,6 +39,15 @@ struct Variable {
   /// false: learning keeps this table as written (domain knowledge bounded on purpose, e.g. how much a
   /// configuration value may weigh: config is extra evidence, never the verdict by itself).
   bool learn = true;
+  /// Rows part of whose cases are of a kind the learning cases are known not to hold (docs/bayes.md,
+  /// "Kinds the cases do not hold"): learning mixes `share` of `p` into the learnt row, so the row keeps
+  /// room for that kind however many cases of the other kinds it counted. Keyed by row index; `p` holds
+  /// one probability per state.
+  struct UnseenKind {
+    double share = 0.0;
+    std::vector<double> p;
+  };
+  std::map<std::size_t, UnseenKind> unseen;
   std::optional<Discretization> discretization;
 
   std::size_t cardinality() const { return states.size(); }
