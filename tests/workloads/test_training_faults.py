@@ -26,6 +26,18 @@ def faulted(fault, magnitude="medium", sets=(), seed=0):
     return config, params
 
 
+def run_train(test, argv):
+    """Runs train.py with `argv` into a folder `test` removes afterwards: (rows, config, expected, folder)."""
+    out = tempfile.mkdtemp(prefix="cann-debug-train-")
+    test.addCleanup(shutil.rmtree, out, True)
+    train.main([*argv, "--output", out])
+    docs = []
+    for name in ("metrics.jsonl", "config.json", "expected.json"):
+        with open(os.path.join(out, name)) as f:
+            docs.append([json.loads(l) for l in f] if name.endswith(".jsonl") else json.load(f))
+    return (*docs, out)
+
+
 def label_changes(labels):
     return sum(1 for a, b in zip(labels, labels[1:]) if a != b)
 
@@ -146,14 +158,9 @@ class RegressionTaskTest(unittest.TestCase):
         self.assertEqual((info["task"], info["num_classes"], y.dtype), ("classification", 10, torch.int64))
 
     def test_a_regression_run_learns_the_target_with_a_squared_error(self):
-        out = tempfile.mkdtemp(prefix="cann-debug-train-")
-        self.addCleanup(shutil.rmtree, out, True)
-        train.main(["--fault", "none", "--set", "dataset.name=friedman1", "--set", "optimizer.name=adam",
-                    "--set", "steps=150", "--output", out])
-        with open(os.path.join(out, "config.json")) as f:
-            config = json.load(f)
-        with open(os.path.join(out, "metrics.jsonl")) as f:
-            losses = [json.loads(l)["loss"] for l in f]
+        rows, config, _, _ = run_train(self, ["--fault", "none", "--set", "dataset.name=friedman1",
+                                              "--set", "optimizer.name=adam", "--set", "steps=150"])
+        losses = [r["loss"] for r in rows]
         self.assertEqual((config["task"], config["loss"]), ("regression", "mse"))
         self.assertNotIn("num_classes", config["dataset"])
         # A standardised target: the untrained network's squared error is about the target's variance (1),
@@ -199,14 +206,8 @@ class InjectorTest(unittest.TestCase):
             self.assertEqual(config["lr"], {"times_divergence": params["lr_times_divergence"]})
             with self.assertRaises(ValueError):
                 train.resolve_lr(config)  # only a range test on the model resolves it
-        out = tempfile.mkdtemp(prefix="cann-debug-train-")
-        self.addCleanup(shutil.rmtree, out, True)
-        train.main(["--fault", "lr_too_high", "--magnitude", "strong", "--set", "optimizer.name=adam",
-                    "--set", "steps=12", "--output", out])
-        with open(os.path.join(out, "config.json")) as f:
-            config = json.load(f)
-        with open(os.path.join(out, "metrics.jsonl")) as f:
-            rows = [json.loads(l) for l in f]
+        rows, config, _, _ = run_train(self, ["--fault", "lr_too_high", "--magnitude", "strong",
+                                              "--set", "optimizer.name=adam", "--set", "steps=12"])
         lr_div = config["lr_range_test"]["divergence_lr"]
         self.assertAlmostEqual(config["lr"], 4.0 * lr_div)
         self.assertAlmostEqual(config["optimizer"]["lr"], config["lr"])
@@ -279,16 +280,7 @@ class InjectorTest(unittest.TestCase):
 
 class TrainRunTest(unittest.TestCase):
     def run_case(self, *argv):
-        out = tempfile.mkdtemp(prefix="cann-debug-train-")
-        self.addCleanup(shutil.rmtree, out, True)
-        train.main([*argv, "--set", "steps=12", "--output", out])
-        with open(os.path.join(out, "metrics.jsonl")) as f:
-            rows = [json.loads(l) for l in f]
-        with open(os.path.join(out, "config.json")) as f:
-            config = json.load(f)
-        with open(os.path.join(out, "expected.json")) as f:
-            expected = json.load(f)
-        return rows, config, expected, out
+        return run_train(self, [*argv, "--set", "steps=12"])
 
     def test_clip_threshold_is_far_below_every_step_norm(self):
         rows, config, expected, _ = self.run_case("--fault", "grad_clip_too_low", "--magnitude", "strong")
