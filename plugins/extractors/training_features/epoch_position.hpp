@@ -2,7 +2,11 @@
 // detrended series grouped by position in the epoch (a Buys-Ballot table). Any order that is the same every
 // epoch (stored sorted, in class blocks, a permutation drawn once, or any of those behind a shuffle buffer
 // smaller than the dataset) gives each position its own kind of batch, epoch after epoch; a fresh shuffle
-// gives every position the same mix.
+// gives every position the same mix, except for one straight line: drawn without replacement, the batches
+// late in an epoch hold samples last seen longer ago (a step k of the epoch holds samples seen k + E/2
+// steps before on average, E the epoch), and a network that memorises its data forgets them a little, so
+// over many epochs its loss rises along the epoch and drops where the next one starts. The test takes
+// that line out before it compares the positions.
 #pragma once
 
 #include <cstddef>
@@ -18,13 +22,20 @@ struct EpochPositionTest {
   std::size_t df_between = 0;
   std::size_t df_within = 0;
   double zscore = 0.0;
+  /// Slope of the position means along the epoch (per step), the line taken out before the test.
+  double recency_slope = 0.0;
 };
 
 /// Tests `series` (one value per step, every step present, step 0 first) for an effect of the position in
-/// an epoch of `period` steps. The series is detrended around its moving mean over exactly one epoch, which
-/// cancels a component repeating every epoch and keeps it in the residual. Needs a period of at least 2
-/// and two epochs of residuals (three epochs of steps); nullopt otherwise or when the residuals are constant.
-std::optional<EpochPositionTest> epoch_position_test(const std::vector<double>& series, std::size_t period);
+/// an epoch of `period` steps whose first start is at index `first_start` of the series. The series is
+/// detrended around its moving mean over exactly one epoch, which cancels a component repeating every epoch
+/// and keeps it in the residual; the positions' means are compared after the least-squares line through
+/// them along the epoch is taken out (the recency of a fresh shuffle without replacement, above), so the F
+/// has period - 2 degrees of freedom between positions (period - 1 for an epoch of two steps, where a line
+/// is all there is and none is taken out). Needs a period of at least 2 and two epochs of residuals (three
+/// epochs of steps); nullopt otherwise or when the residuals are constant.
+std::optional<EpochPositionTest> epoch_position_test(const std::vector<double>& series, std::size_t period,
+                                                     std::size_t first_start = 0);
 
 /// The upper-tail standard normal deviate of an F statistic with (d1, d2) degrees of freedom, by the
 /// Wilson-Hilferty cube-root approximation (Abramowitz & Stegun 26.6.15).

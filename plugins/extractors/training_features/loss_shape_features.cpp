@@ -239,13 +239,17 @@ void add_epoch_position_features(const std::vector<LogRow>& rows, std::optional<
   const auto period = static_cast<std::size_t>(*steps_per_epoch);
   const auto loss = step_series(rows, [](const LogRow& r) { return r.loss; });
   if (!loss) return;
-  const auto loss_test = epoch_position_test(*loss, period);
+  // Positions count from where the log's epochs start (one row per step: a step is an index).
+  const std::vector<std::int64_t> starts = epoch_start_steps(rows, *steps_per_epoch);
+  const std::size_t first_start =
+      starts.empty() ? 0 : static_cast<std::size_t>(starts.front() - step_of(rows.front()));
+  const auto loss_test = epoch_position_test(*loss, period, first_start);
   if (!loss_test) return;
   const EvidenceRef epochs = rows_ref(rows, 0, rows.size() - 1, "steps", "loss.epoch_period");
   out.add("loss.epoch_position_zscore", loss_test->zscore, "sd", {epochs});
   std::optional<EpochPositionTest> grad_test;
   if (const auto grad = step_series(rows, [](const LogRow& r) { return r.grad_norm; }))
-    grad_test = epoch_position_test(*grad, period);
+    grad_test = epoch_position_test(*grad, period, first_start);
   if (grad_test) out.add("grad_norm.epoch_position_zscore", grad_test->zscore, "sd", {epochs});
   // Stouffer's combination, as for the epoch-lag test: the same batch kind gives about the same loss and
   // the same gradient norm.

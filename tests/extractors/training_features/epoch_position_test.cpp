@@ -48,7 +48,7 @@ TEST(EpochPosition, AStoredOrderBehindAShuffleBufferGivesEachPositionItsKind) {
   // Four class blocks per 46-step epoch, the block's kind worth 10% of the loss, as much as the batch noise.
   const auto test = epoch_position_test(log_loss(46, 10, 0.1, 4, 0.1, false, 1), 46);
   ASSERT_TRUE(test);
-  EXPECT_EQ(test->df_between, 45u);
+  EXPECT_EQ(test->df_between, 44u);  // 46 positions, less the line along the epoch
   EXPECT_GT(test->zscore, 8.0);
 }
 
@@ -60,6 +60,28 @@ TEST(EpochPosition, AFreshShuffleGivesEveryPositionTheSameMix) {
     highest = std::max(highest, test->zscore);
   }
   EXPECT_LT(highest, 3.5);
+}
+
+// A fresh shuffle over a hundred epochs of a network that memorises: drawn without replacement, the batches
+// late in an epoch hold samples seen longer ago, so the loss rises along the epoch and drops where the next
+// one starts (here 6% over a 19-step epoch whose first start is at step 7). That straight line is no
+// stored order; the test measures what is left once it is taken out.
+TEST(EpochPosition, TheRiseAlongAnEpochOfAFreshShuffleIsNoPositionEffect) {
+  constexpr std::size_t kPeriod = 19, kFirstStart = 7;
+  std::vector<double> v = log_loss(kPeriod, 100, 0.1, 3, 0.05, true, 5);
+  for (std::size_t i = 0; i < v.size(); ++i)
+    v[i] += 0.003 * static_cast<double>((i + kPeriod - kFirstStart) % kPeriod);
+  const auto test = epoch_position_test(v, kPeriod, kFirstStart);
+  ASSERT_TRUE(test);
+  EXPECT_LT(test->zscore, 3.5);
+  EXPECT_NEAR(test->recency_slope, 0.003, 0.001);
+  // Counted from the wrong step the line breaks in the middle of the epoch, and a sawtooth stays behind.
+  EXPECT_GT(epoch_position_test(v, kPeriod, 0)->zscore, 4.0);
+  // A stored order on top of the same line is still found.
+  std::vector<double> stored = log_loss(kPeriod, 100, 0.1, 3, 0.05, false, 5);
+  for (std::size_t i = 0; i < stored.size(); ++i)
+    stored[i] += 0.003 * static_cast<double>((i + kPeriod - kFirstStart) % kPeriod);
+  EXPECT_GT(epoch_position_test(stored, kPeriod, kFirstStart)->zscore, 8.0);
 }
 
 TEST(EpochPosition, RareHardBatchesInAFreshShuffleAreNoPositionEffect) {
