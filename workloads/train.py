@@ -16,12 +16,12 @@ shapes, into trace.json; /proc is sampled into host_metrics.jsonl.
 Faults (faultlib/training_faults.py): lr_too_high, grad_clip_too_low, gradient_explosion, vanishing_gradient,
 unshuffled_data, batch_too_small. `--set KEY=VALUE` is applied after the fault: it wins over it.
 
-Configuration keys (config.json; --set takes dotted keys): dataset.name, model.type/width/depth/act/norm/
-init_gain, optimizer.name/momentum/nesterov/weight_decay, lr (a number, {"times_default": k} or
-{"times_divergence": k}: k times the rate at which a short LR range test of this model, optimizer and data
-diverges), lr_schedule.kind (constant|step|cosine|warmup|linear|exponential) with step_size/gamma/warmup_steps,
-batch_size, steps, data_order (faultlib/data_order.py ORDERS), shuffle_buffer, clip_threshold (null, a number
-or {"times_initial_grad_norm": f}), num_threads.
+Configuration keys (config.json; --set takes dotted keys): dataset.name/num_samples/label_noise,
+model.type/width/depth/act/norm/init_gain/dropout, optimizer.name/momentum/nesterov/weight_decay, lr (a
+number, {"times_default": k} or {"times_divergence": k}: k times the rate at which a short LR range test of
+this model, optimizer and data diverges), lr_schedule.kind (constant|step|cosine|warmup|linear|exponential)
+with step_size/gamma/warmup_steps, batch_size, steps, data_order (faultlib/data_order.py ORDERS),
+shuffle_buffer, clip_threshold (null, a number or {"times_initial_grad_norm": f}), num_threads.
 """
 import math
 import os
@@ -213,7 +213,8 @@ def run(config, folder):
     torch.set_num_threads(int(config["num_threads"]))
     gen = torch.Generator().manual_seed(config["seed"] + 1)
     x, y, image_shape, info = datasets.load(config["dataset"]["name"], config["seed"],
-                                            config["dataset"].get("num_samples"))
+                                            config["dataset"].get("num_samples"),
+                                            config["dataset"].get("label_noise") or 0.0)
     config["dataset"] = info
     config["task"] = info["task"]
     config["loss"] = "mse" if info["task"] == "regression" else "cross_entropy"

@@ -169,6 +169,29 @@ class RegressionTaskTest(unittest.TestCase):
         self.assertLess(sum(losses[-20:]) / 20, 0.5 * sum(losses[:10]) / 10)
 
 
+class RegularisedRecipeTest(unittest.TestCase):
+    def test_label_noise_gives_that_share_of_the_samples_another_class(self):
+        _, clean, _, _ = datasets.load("blobs", 3)
+        _, noisy, _, info = datasets.load("blobs", 3, None, 0.2)
+        self.assertAlmostEqual(float((clean != noisy).float().mean()), 0.2, places=3)
+        self.assertEqual(info["label_noise"], 0.2)
+        self.assertEqual(int(noisy.max()) + 1, info["num_classes"])
+        with self.assertRaises(ValueError):
+            datasets.load("diabetes", 3, None, 0.2)  # a regression target has no class to flip
+
+    def test_dropout_drops_hidden_units_and_leaves_the_parameter_names(self):
+        for kind in models.TYPES:
+            plain = models.build({"type": kind, "width": 16, "depth": 2}, 8, 3, None)
+            dropped = models.build({"type": kind, "width": 16, "depth": 2, "dropout": 0.3}, 8, 3, None)
+            self.assertFalse(any(isinstance(m, torch.nn.Dropout) and m.p > 0 for m in plain.modules()), kind)
+            self.assertTrue(any(isinstance(m, torch.nn.Dropout) and m.p == 0.3 for m in dropped.modules()), kind)
+        # Without dropout the layers keep their indices: logs name the same tensors as before.
+        mlp = models.build({"type": "mlp", "width": 16, "depth": 2}, 8, 3, None)
+        self.assertEqual([n for n, _ in mlp.named_parameters()][::2], ["0.weight", "2.weight", "4.weight"])
+        with self.assertRaises(ValueError):
+            models.build({"type": "mlp", "dropout": 1.0}, 8, 3, None)
+
+
 class InjectorTest(unittest.TestCase):
     def test_divergence_rate_really_diverges(self):
         config = train.default_config(0)

@@ -3,7 +3,9 @@
 Classification datasets return float32 features, int64 labels and, for image data, the image shape.
 Regression datasets (REGRESSION: sklearn's diabetes progression, Friedman's #1 function, a sparse linear
 model with noise) return float32 targets instead, learnt with a squared error; `info["task"]` says which.
-Features and regression targets are standardised (zero mean, unit variance).
+Features and regression targets are standardised (zero mean, unit variance). `label_noise` (classification
+only) gives that fraction of the samples another class, drawn uniformly: annotation errors, a task the
+network cannot learn below a floor, which a healthy run keeps.
 """
 import numpy as np
 import torch
@@ -13,7 +15,7 @@ REGRESSION = ("diabetes", "friedman1", "regression")
 DATASETS = CLASSIFICATION + REGRESSION
 
 
-def load(name, seed, num_samples=None):
+def load(name, seed, num_samples=None, label_noise=0.0):
     from sklearn import datasets as sk
 
     rng = np.random.RandomState(seed)
@@ -53,11 +55,22 @@ def load(name, seed, num_samples=None):
     shipped = name in ("digits", "breast_cancer", "wine", "iris", "diabetes")
     info = {"name": f"sklearn_{name}" if shipped else name, "num_samples": len(y),
             "input_shape": list(image_shape or (features.shape[1],))}
+    if not 0.0 <= float(label_noise) < 1.0:
+        raise ValueError(f"dataset.label_noise {label_noise}: expected a fraction in [0, 1)")
     if name in REGRESSION:
+        if label_noise:
+            raise ValueError(f"dataset.label_noise: {name!r} is a regression set, it has no labels to flip")
         y = np.asarray(y, dtype=np.float64)
         labels = torch.tensor((y - y.mean()) / (y.std() + 1e-8), dtype=torch.float32)
         info.update({"task": "regression", "num_outputs": 1})
     else:
+        y = np.asarray(y, dtype=np.int64)
+        classes = int(y.max()) + 1
+        if label_noise:
+            noisy = rng.choice(len(y), size=int(round(float(label_noise) * len(y))), replace=False)
+            y = y.copy()
+            y[noisy] = (y[noisy] + rng.randint(1, classes, size=len(noisy))) % classes
+            info["label_noise"] = float(label_noise)
         labels = torch.tensor(y, dtype=torch.int64)
-        info.update({"task": "classification", "num_classes": int(labels.max()) + 1})
+        info.update({"task": "classification", "num_classes": classes})
     return features, labels, image_shape, info

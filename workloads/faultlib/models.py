@@ -7,6 +7,8 @@
   norm         batch norm after each hidden layer (mlp, cnn, resnet); layer norm is part of a transformer
   init_gain    null = PyTorch's default initialisation; a number g = weights drawn N(0, (g * kaiming_std)^2),
                kaiming_std = sqrt(2 / fan_in) (a hand-written init, as in code that sets its own std)
+  dropout      probability of dropping a hidden unit in training (after each hidden activation; the
+               transformer's own dropout); 0 = none
 
 Parameter names follow `named_parameters()` from the input side to the output side.
 """
@@ -25,23 +27,28 @@ def _act(name):
     return _ACTS[name]()
 
 
+def _dropout(p):
+    return nn.Dropout(p) if p > 0.0 else nn.Identity()
+
+
 class ResidualBlock(nn.Module):
-    def __init__(self, width, act, norm):
+    def __init__(self, width, act, norm, dropout=0.0):
         super().__init__()
         self.l1 = nn.Linear(width, width)
         self.n1 = nn.BatchNorm1d(width) if norm else nn.Identity()
         self.a = _act(act)
+        self.d = _dropout(dropout)
         self.l2 = nn.Linear(width, width)
         self.n2 = nn.BatchNorm1d(width) if norm else nn.Identity()
 
     def forward(self, x):
-        return self.a(x + self.n2(self.l2(self.a(self.n1(self.l1(x))))))
+        return self.a(x + self.n2(self.l2(self.d(self.a(self.n1(self.l1(x)))))))
 
 
 class TokenTransformer(nn.Module):
     """A small Transformer encoder over the features cut into tokens (tabular or pixel rows)."""
 
-    def __init__(self, in_features, classes, width, depth, act, tokens):
+    def __init__(self, in_features, classes, width, depth, act, tokens, dropout=0.0):
         super().__init__()
         self.tokens = tokens
         per_token = math.ceil(in_features / tokens)
@@ -49,7 +56,7 @@ class TokenTransformer(nn.Module):
         self.embed = nn.Linear(per_token, width)
         self.position = nn.Parameter(torch.zeros(1, tokens, width))
         layer = nn.TransformerEncoderLayer(width, nhead=max(1, width // 16), dim_feedforward=2 * width,
-                                           dropout=0.0, activation="gelu" if act == "gelu" else "relu",
+                                           dropout=dropout, activation="gelu" if act == "gelu" else "relu",
                                            batch_first=True)
         self.encoder = nn.TransformerEncoder(layer, depth, enable_nested_tensor=False)
         self.head = nn.Linear(width, classes)
@@ -68,6 +75,9 @@ def build(model_config, in_features, classes, image_shape):
     depth = int(model_config.get("depth", 2))
     act = model_config.get("act", "relu")
     norm = bool(model_config.get("norm", False))
+    dropout = float(model_config.get("dropout") or 0.0)
+    if not 0.0 <= dropout < 1.0:
+        raise ValueError(f"model.dropout {dropout}: expected a probability in [0, 1)")
     if kind == "mlp":
         layers, prev = [], in_features
         for _ in range(depth):
@@ -75,6 +85,8 @@ def build(model_config, in_features, classes, image_shape):
             if norm:
                 layers.append(nn.BatchNorm1d(width))
             layers.append(_act(act))
+            if dropout > 0.0:  # no module otherwise: the parameter names stay those of a net without it
+                layers.append(nn.Dropout(dropout))
             prev = width
         layers.append(nn.Linear(prev, classes))
         model = nn.Sequential(*layers)
@@ -90,17 +102,19 @@ def build(model_config, in_features, classes, image_shape):
             if norm:
                 layers.append(bn(width))
             layers.append(_act(act))
+            if dropout > 0.0:  # no module otherwise: the parameter names stay those of a net without it
+                layers.append(nn.Dropout(dropout))
             prev = width
         layers += [pool, nn.Flatten(), nn.Linear(width * 4, classes)]
         model = nn.Sequential(*layers)
     elif kind == "resnet":
         layers = [nn.Linear(in_features, width), _act(act)]
-        layers += [ResidualBlock(width, act, norm) for _ in range(depth)]
+        layers += [ResidualBlock(width, act, norm, dropout) for _ in range(depth)]
         layers.append(nn.Linear(width, classes))
         model = nn.Sequential(*layers)
     elif kind == "transformer":
         tokens = int(model_config.get("tokens", 8 if in_features >= 16 else in_features))
-        model = TokenTransformer(in_features, classes, width, depth, act, tokens)
+        model = TokenTransformer(in_features, classes, width, depth, act, tokens, dropout)
     else:
         raise ValueError(f"model.type {kind!r}: expected one of {', '.join(TYPES)}")
     gain = model_config.get("init_gain")
