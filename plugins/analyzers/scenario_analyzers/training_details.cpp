@@ -61,6 +61,9 @@ constexpr double kRepeatAutocorr = 0.45;
 constexpr double kPositionZ = 8.0;
 /// A step up of the loss where the epoch starts again: from where the graph reads epoch_start_jump=jump.
 constexpr double kStartJumpZ = 4.0;
+/// Neighbouring losses alike around their trend, which batches drawn afresh never are: from where the graph
+/// reads batch_correlation=correlated.
+constexpr double kNeighbourAutocorr = 0.15;
 /// A loss without batch noise over a dataset larger than a batch: from where the graph reads
 /// same_batch=repeated.
 constexpr double kRepeatedBatch = 0.9;
@@ -145,15 +148,32 @@ json observations(const FeatureIndex& features, const std::vector<GraphVariable>
         steps_of(position, "loss.epoch_period"));
   // The loss stepping up where the order starts again: said when neither of the above is (they need two
   // or three epochs; this one epoch start).
-  if (const Feature* f = features.find("loss.epoch_start_jump_zscore");
-      !repeats && !positioned && f &&
-      f->value >= state_threshold(graph, "epoch_start_jump", "jump", kStartJumpZ))
+  const Feature* jump = features.find("loss.epoch_start_jump_zscore");
+  const bool jumped = !repeats && !positioned && jump &&
+                      jump->value >= state_threshold(graph, "epoch_start_jump", "jump", kStartJumpZ);
+  if (const Feature* f = jump; jumped)
     add("epoch_start_jump",
         fmt::format("the loss steps up where each epoch starts again ({:.1f} sd above the step at other "
                     "positions of the epoch): the data are read in an order that is the same every epoch, "
                     "and the model has drifted away from its start",
                     f->value),
         steps_of(f, "loss.epoch_start"));
+  // Neighbouring batches alike, where nothing ties the order to the epoch (shards of one class read with a
+  // shard-level shuffle, a single pass over a poorly mixed stream): said when none of the epoch
+  // observations is, whatever the verdict, with the other reading a correlation of neighbours has (a rate
+  // that swings the loss back and forth).
+  if (const Feature* f = features.find("loss.residual_lag1_autocorr");
+      !repeats && !positioned && !jumped && f &&
+      f->value >= state_threshold(graph, "batch_correlation", "correlated", kNeighbourAutocorr)) {
+    const Feature* grad = features.find("grad_norm.residual_lag1_autocorr");
+    add("neighbouring_batches",
+        fmt::format(
+            "neighbouring steps' losses correlate at {:.2f} around their trend{}, where batches drawn "
+            "afresh are independent: consecutive batches are alike (data read in an order: sorted, in "
+            "blocks, shard by shard) or the updates swing the loss back and forth",
+            f->value, grad ? fmt::format(", their gradient norms at {:.2f}", grad->value) : ""),
+        steps_of(f, "loss"));
+  }
   // Every step on the same batch: said whatever the verdict, since a run can still learn its one batch.
   if (const Feature* f = features.find("data.repeated_batch_share");
       f && f->value >= state_threshold(graph, "same_batch", "repeated", kRepeatedBatch))

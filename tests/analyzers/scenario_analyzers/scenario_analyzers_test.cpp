@@ -285,6 +285,19 @@ TEST(scenario_analyzers, TheJumpAtTheEpochStartIsSaidWhereNothingMoreIs) {
   EXPECT_EQ(observations_of(7.5, 1.0, 0.1, strict), Kinds{"epoch_start_jump"});
 }
 
+TEST(scenario_analyzers, NeighbouringBatchesAlikeAreSaidWhereNoEpochObservationIs) {
+  auto kinds_of = [](double lag1, double jump_z) {
+    return observation_kinds({{"loss.residual_lag1_autocorr", lag1, "ratio", {}, {}},
+                              {"grad_norm.residual_lag1_autocorr", 0.3, "ratio", {}, {}},
+                              {"loss.epoch_start_jump_zscore", jump_z, "sd", {}, {}}},
+                             {});
+  };
+  using Kinds = std::vector<std::string>;
+  EXPECT_EQ(kinds_of(0.45, 1.0), Kinds{"neighbouring_batches"});  // shards reshuffled every epoch
+  EXPECT_EQ(kinds_of(0.05, 1.0), Kinds{});                        // batches drawn afresh
+  EXPECT_EQ(kinds_of(0.45, 6.0), Kinds{"epoch_start_jump"});      // the epoch observation says the order
+}
+
 TEST(scenario_analyzers, FrequentClippingIsSaidWhateverTheVerdict) {
   auto kinds_of = [](double fraction, double log10_cut, double log10_early) {
     return observation_kinds({{"grad_norm.clip_fraction", fraction, "ratio", {}, {}},
