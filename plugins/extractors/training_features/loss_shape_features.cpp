@@ -33,18 +33,20 @@ constexpr std::size_t kMinNeighbourLags = 6;
 // measured over.
 constexpr std::size_t kReboundNoiseHalfWidth = 5;
 constexpr std::size_t kReboundNoiseReach = 10;
+// Fewest residuals behind a local noise estimate; fewer fall back on the whole run's.
+constexpr std::size_t kMinLocalNoiseValues = 5;
 // Standard error of a median of k normal values over sigma / sqrt(k): sqrt(pi / 2).
 constexpr double kMedianStandardError = 1.2533;
 // Standard errors of the difference between the final level and the best one that a rebound must exceed.
 constexpr double kReboundSignificance = 2.0;
 
-// Robust sigma of the step noise of `loss` (residual around a running median) over positions [from, to);
-// the whole run's where the stretch is too short to say.
+// Robust sigma of the step noise (`residual`: the loss around its running median) over loss positions
+// [from, to); the whole run's where the stretch is too short to say.
 double step_noise(const std::vector<double>& residual, std::size_t from, std::size_t to) {
   // residual[i] belongs to position i + kReboundNoiseHalfWidth of the loss.
   const std::size_t lo = std::max(from, kReboundNoiseHalfWidth) - kReboundNoiseHalfWidth;
   const std::size_t hi = std::min(to, residual.size() + kReboundNoiseHalfWidth) - kReboundNoiseHalfWidth;
-  if (hi < lo + 5) return robust_sigma(residual);
+  if (hi < lo + kMinLocalNoiseValues) return robust_sigma(residual);
   return robust_sigma(std::vector<double>(residual.begin() + static_cast<std::ptrdiff_t>(lo),
                                           residual.begin() + static_cast<std::ptrdiff_t>(hi)));
 }
