@@ -342,7 +342,7 @@ json to_json_graph(const Network& net) {
     if (!var.unseen.empty()) {
       json unseen = json::array();
       for (const auto& [r, kind] : var.unseen) {
-        json given = json::array();
+        // The row's parent states, the last parent varying fastest (the CPT layout).
         std::size_t rest = r;
         std::vector<std::string> states(var.parents.size());
         for (std::size_t i = var.parents.size(); i-- > 0;) {
