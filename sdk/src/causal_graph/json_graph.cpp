@@ -342,15 +342,11 @@ json to_json_graph(const Network& net) {
     if (!var.unseen.empty()) {
       json unseen = json::array();
       for (const auto& [r, kind] : var.unseen) {
-        // The row's parent states, the last parent varying fastest (the CPT layout).
-        std::size_t rest = r;
-        std::vector<std::string> states(var.parents.size());
-        for (std::size_t i = var.parents.size(); i-- > 0;) {
-          const Variable& parent = net.variables[static_cast<std::size_t>(var.parents[i])];
-          states[i] = parent.states[rest % parent.cardinality()];
-          rest /= parent.cardinality();
-        }
-        unseen.push_back({{"given", states}, {"share", kind.share}, {"p", kind.p}});
+        const std::vector<std::size_t> at = net.row_states(static_cast<int>(v), r);
+        json given = json::array();
+        for (std::size_t i = 0; i < at.size(); ++i)
+          given.push_back(net.variables[static_cast<std::size_t>(var.parents[i])].states[at[i]]);
+        unseen.push_back({{"given", given}, {"share", kind.share}, {"p", kind.p}});
       }
       j["unseen"] = unseen;
     }

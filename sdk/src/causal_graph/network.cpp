@@ -29,13 +29,24 @@ std::size_t Network::rows(int v) const {
   return r;
 }
 
+std::vector<std::size_t> Network::row_states(int v, std::size_t row) const {
+  const auto& parents = variables[static_cast<std::size_t>(v)].parents;
+  std::vector<std::size_t> states(parents.size());
+  for (std::size_t i = parents.size(); i-- > 0;) {
+    const std::size_t card = variables[static_cast<std::size_t>(parents[i])].cardinality();
+    states[i] = row % card;
+    row /= card;
+  }
+  return states;
+}
+
 std::string Network::row_label(int v, std::size_t row) const {
   const auto& parents = variables[v].parents;
+  const std::vector<std::size_t> states = row_states(v, row);
   std::vector<std::string> parts(parents.size());
-  for (std::size_t i = parents.size(); i-- > 0;) {
+  for (std::size_t i = 0; i < parents.size(); ++i) {
     const Variable& p = variables[static_cast<std::size_t>(parents[i])];
-    parts[i] = p.name + "=" + p.states[row % p.cardinality()];
-    row /= p.cardinality();
+    parts[i] = p.name + "=" + p.states[states[i]];
   }
   return parts.empty() ? std::string("(no parents)") : fmt::format("({})", fmt::join(parts, ", "));
 }

@@ -70,6 +70,9 @@ class Network {
   const std::vector<int>& children(int v) const { return children_[static_cast<std::size_t>(v)]; }
   /// Number of CPT rows of variable v (product of its parents' cardinalities).
   std::size_t rows(int v) const;
+  /// The parent states of row r of variable v, as state indices in parent order (the CPT layout: the last
+  /// parent varies fastest).
+  std::vector<std::size_t> row_states(int v, std::size_t row) const;
   /// "a=x, b=y" for row r of variable v (for messages).
   std::string row_label(int v, std::size_t row) const;
   /// A display name: the declared name unless empty or "unknown", else the origin's file stem.
