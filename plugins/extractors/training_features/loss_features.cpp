@@ -11,8 +11,6 @@ namespace {
 
 // Share of the run at each end used for the initial and final loss levels.
 constexpr std::size_t kEdgeDivisor = 10;
-// Half width of the running median that separates step-to-step noise from the trend.
-constexpr std::size_t kNoiseHalfWidth = 5;
 // Fewest finite values for noise and oscillation estimates.
 constexpr std::size_t kMinNoiseValues = 20;
 // Fewest pairs behind an autocorrelation.
@@ -66,6 +64,13 @@ std::vector<std::int64_t> epoch_start_steps(const std::vector<LogRow>& rows, std
   for (std::int64_t t = first - into + steps_per_epoch; t <= step_of(rows.back()); t += steps_per_epoch)
     starts.push_back(t);
   return starts;
+}
+
+std::optional<std::size_t> first_epoch_start_row(const std::vector<LogRow>& rows,
+                                                 std::int64_t steps_per_epoch) {
+  const std::vector<std::int64_t> starts = epoch_start_steps(rows, steps_per_epoch);
+  if (starts.empty()) return std::nullopt;
+  return static_cast<std::size_t>(starts.front() - step_of(rows.front()));
 }
 
 void add_loss_features(const std::vector<LogRow>& rows, std::optional<std::int64_t> steps_per_epoch,
@@ -135,7 +140,7 @@ void add_loss_features(const std::vector<LogRow>& rows, std::optional<std::int64
   const std::size_t m = finite.value.size();
   if (m >= kMinNoiseValues) {
     const EvidenceRef finite_ref = rows_ref(loss_rows, finite.at.front(), finite.at.back(), "steps", "loss");
-    const double noise = robust_sigma(residual_around_running_median(finite.value, kNoiseHalfWidth));
+    const double noise = robust_sigma(residual_around_running_median(finite.value, kStepNoiseHalfWidth));
     const double level = median_of(finite.value);
     out.add("loss.residual_noise", noise, "loss", {finite_ref});
     if (level > 0.0) out.add("loss.relative_noise", noise / level, "ratio", {finite_ref});

@@ -28,10 +28,8 @@ constexpr std::size_t kMinPairs = 10;
 constexpr std::size_t kMinLag1Pairs = 30;
 // Fewest lags around the epoch lag whose correlations make the reference for the epoch lag's z-score.
 constexpr std::size_t kMinNeighbourLags = 6;
-// Half width of the running median the step noise behind the rebound's margin is measured around (as the
-// loss noise features measure it), and the fewest steps either side of the best level that noise is
+// The fewest steps either side of the best level that the step noise behind the rebound's margin is
 // measured over.
-constexpr std::size_t kReboundNoiseHalfWidth = 5;
 constexpr std::size_t kReboundNoiseReach = 10;
 // Fewest residuals behind a local noise estimate; fewer fall back on the whole run's.
 constexpr std::size_t kMinLocalNoiseValues = 5;
@@ -43,9 +41,9 @@ constexpr double kReboundSignificance = 2.0;
 // Robust sigma of the step noise (`residual`: the loss around its running median) over loss positions
 // [from, to); the whole run's where the stretch is too short to say.
 double step_noise(const std::vector<double>& residual, std::size_t from, std::size_t to) {
-  // residual[i] belongs to position i + kReboundNoiseHalfWidth of the loss.
-  const std::size_t lo = std::max(from, kReboundNoiseHalfWidth) - kReboundNoiseHalfWidth;
-  const std::size_t hi = std::min(to, residual.size() + kReboundNoiseHalfWidth) - kReboundNoiseHalfWidth;
+  // residual[i] belongs to position i + kStepNoiseHalfWidth of the loss.
+  const std::size_t lo = std::max(from, kStepNoiseHalfWidth) - kStepNoiseHalfWidth;
+  const std::size_t hi = std::min(to, residual.size() + kStepNoiseHalfWidth) - kStepNoiseHalfWidth;
   if (hi < lo + kMinLocalNoiseValues) return robust_sigma(residual);
   return robust_sigma(std::vector<double>(residual.begin() + static_cast<std::ptrdiff_t>(lo),
                                           residual.begin() + static_cast<std::ptrdiff_t>(hi)));
@@ -134,7 +132,7 @@ void add_loss_shape_features(const std::vector<LogRow>& rows, std::optional<std:
       const std::size_t best_at = static_cast<std::size_t>(best - smooth.begin()) + hw;
       const double final_level =
           median(std::vector<double>(loss.end() - static_cast<std::ptrdiff_t>(tail), loss.end()));
-      const std::vector<double> noise = residual_around_running_median(loss, kReboundNoiseHalfWidth);
+      const std::vector<double> noise = residual_around_running_median(loss, kStepNoiseHalfWidth);
       double margin = 0.0;
       if (!noise.empty()) {
         const std::size_t reach = std::max(kReboundNoiseReach, 3 * hw);
@@ -241,10 +239,8 @@ void add_epoch_position_features(const std::vector<LogRow>& rows, std::optional<
   const auto period = static_cast<std::size_t>(*steps_per_epoch);
   const auto loss = step_series(rows, [](const LogRow& r) { return r.loss; });
   if (!loss) return;
-  // Positions count from where the log's epochs start (one row per step: a step is an index).
-  const std::vector<std::int64_t> starts = epoch_start_steps(rows, *steps_per_epoch);
-  const std::size_t first_start =
-      starts.empty() ? 0 : static_cast<std::size_t>(starts.front() - step_of(rows.front()));
+  // Positions count from where the log's epochs start.
+  const std::size_t first_start = first_epoch_start_row(rows, *steps_per_epoch).value_or(0);
   const auto loss_test = epoch_position_test(*loss, period, first_start);
   if (!loss_test) return;
   const EvidenceRef epochs = rows_ref(rows, 0, rows.size() - 1, "steps", "loss.epoch_period");
@@ -278,11 +274,9 @@ void add_epoch_start_jump_feature(const std::vector<LogRow>& rows,
     }
     rate.push_back(*r.lr);
   }
-  // Rows are one per step: the first epoch start's row is its step's distance from the first row's.
-  const std::vector<std::int64_t> starts = epoch_start_steps(rows, *steps_per_epoch);
-  if (starts.empty()) return;
-  const auto first_start = static_cast<std::size_t>(starts.front() - step_of(rows.front()));
-  const auto test = epoch_start_jump_test(*loss, period, rate, first_start);
+  const auto first_start = first_epoch_start_row(rows, *steps_per_epoch);
+  if (!first_start) return;
+  const auto test = epoch_start_jump_test(*loss, period, rate, *first_start);
   if (!test) return;
   // The evidence: the first epoch start measured, with the windows around it.
   const std::size_t first = test->first_measured - kEpochStartWindow;
