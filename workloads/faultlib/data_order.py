@@ -69,13 +69,14 @@ class EpochOrder(torch.utils.data.Sampler):
         """Blocks of `block` samples of one class, classes taking turns, in stored order."""
         by_class = [torch.nonzero(self.classes == c).flatten() for c in torch.unique(self.classes)]
         block = self.block or max(8, self.n // (4 * len(by_class)))
-        out, pos = [], [0] * len(by_class)
-        while sum(len(b) for b in out) < self.n:
+        out, pos, taken = [], [0] * len(by_class), 0
+        while taken < self.n:
             for c, idx in enumerate(by_class):
                 take = idx[pos[c]:pos[c] + block]
                 pos[c] += block
                 if len(take):
                     out.append(take)
+                    taken += len(take)
         return out
 
     def __iter__(self):

@@ -151,13 +151,13 @@ json observations(const FeatureIndex& features, const std::vector<GraphVariable>
   const Feature* jump = features.find("loss.epoch_start_jump_zscore");
   const bool jumped = !repeats && !positioned && jump &&
                       jump->value >= state_threshold(graph, "epoch_start_jump", "jump", kStartJumpZ);
-  if (const Feature* f = jump; jumped)
+  if (jumped)
     add("epoch_start_jump",
         fmt::format("the loss steps up where each epoch starts again ({:.1f} sd above the step at other "
                     "positions of the epoch): the data are read in an order that is the same every epoch, "
                     "and the model has drifted away from its start",
-                    f->value),
-        steps_of(f, "loss.epoch_start"));
+                    jump->value),
+        steps_of(jump, "loss.epoch_start"));
   // Neighbouring batches alike, where nothing ties the order to the epoch (shards of one class read with a
   // shard-level shuffle, a single pass over a poorly mixed stream): said when none of the epoch
   // observations is, whatever the verdict, with the other reading a correlation of neighbours has (a rate
