@@ -21,7 +21,7 @@ std::optional<EpochStartJump> epoch_start_jump_test(const std::vector<double>& s
                                                     const std::vector<double>& rate, std::size_t first_start,
                                                     std::size_t window) {
   const std::size_t n = series.size();
-  if (window == 0 || period < 4 * window || n < period + window) return std::nullopt;
+  if (window == 0 || period < kMinWindowsPerEpoch * window || n < period + window) return std::nullopt;
   const auto rate_rises = [&](std::size_t t) {
     return rate.size() == n && rate[t] > rate[t - 1] + kRateRise * std::fabs(rate[t - 1]);
   };

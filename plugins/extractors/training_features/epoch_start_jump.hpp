@@ -23,6 +23,9 @@ struct EpochStartJump {
 /// Steps on each side of a position whose medians make the jump there: the median of four is the mean of
 /// the middle two, so one outlying batch on either side does not make or hide a jump.
 inline constexpr std::size_t kEpochStartWindow = 4;
+/// Shortest epoch the test measures, in windows: four, so that the positions away from the start outnumber
+/// the start's own.
+inline constexpr std::size_t kMinWindowsPerEpoch = 4;
 
 /// Tests `series` (one value per step, every step present; ln(loss)) for a step up at the epoch starts
 /// (positions first_start + k period, k >= 0; 0 when the series starts with an epoch): the jump at a

@@ -177,7 +177,9 @@ std::vector<LossSpike> spikes_off_epoch_starts(const std::vector<LogRow>& rows,
                                                const std::vector<LossSpike>& spikes,
                                                std::optional<std::int64_t> steps_per_epoch) {
   const auto window = static_cast<std::int64_t>(kEpochStartWindow);
-  if (!steps_per_epoch || *steps_per_epoch < 4 * window || spikes.empty()) return spikes;
+  if (!steps_per_epoch || *steps_per_epoch < static_cast<std::int64_t>(kMinWindowsPerEpoch) * window ||
+      spikes.empty())
+    return spikes;
   const std::vector<std::int64_t> starts = epoch_start_steps(rows, *steps_per_epoch);
   std::vector<LossSpike> out;
   for (const LossSpike& s : spikes) {
