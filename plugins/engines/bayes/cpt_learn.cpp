@@ -84,8 +84,14 @@ class CptLearn final : public Component {
     prior_ = bayes::load_graph(graph_path_);
     label_ = bayes_detail::resolve_variables(prior_, {label_name_}, "label").front();
     if (!learn_label_prior_) options_.keep.push_back(label_);
-    for (std::size_t v = 0; v < prior_.size(); ++v)
-      if (!prior_.variables[v].learn) options_.keep.push_back(static_cast<int>(v));
+    for (std::size_t v = 0; v < prior_.size(); ++v) {
+      const auto& var = prior_.variables[v];
+      if (!var.learn) options_.keep.push_back(static_cast<int>(v));
+      if (var.from_label && var.from_label->label != label_)
+        throw std::runtime_error(
+            fmt::format("'{}' is read off '{}', but the label of this learning is '{}'", var.name,
+                        prior_.variables[static_cast<std::size_t>(var.from_label->label)].name, label_name_));
+    }
   }
 
   void process(const Envelope& message, std::size_t, Emitter&) override {
@@ -94,6 +100,7 @@ class CptLearn final : public Component {
       throw std::runtime_error(
           fmt::format("case {}: no label: expected hard evidence on '{}'", cases_.size() + 1, label_name_));
     cases_.push_back(bayes::make_likelihoods(prior_, e.hard, e.soft));
+    bayes::read_off_label(prior_, label_, cases_.back());
   }
 
   void flush(Emitter& out) override {

@@ -38,7 +38,7 @@ class Reader {
       if (!v.is_object()) fail(at, "expected an object");
       check_keys(v, at,
                  {"name", "description", "states", "default_state", "parents", "cpt", "discretization",
-                  "learn", "unseen"});
+                  "learn", "unseen", "from_label"});
       Variable var;
       var.name = string_of(required(v, at, "name"), at + "/name");
       if (var.name.empty()) fail(at + "/name", "empty variable name");
@@ -88,6 +88,8 @@ class Reader {
         read_unseen(net, static_cast<int>(i), *it, at + "/unseen");
       if (auto it = vars[i].find("discretization"); it != vars[i].end())
         net.variables[i].discretization = read_discretization(net.variables[i], *it, at + "/discretization");
+      if (auto it = vars[i].find("from_label"); it != vars[i].end())
+        read_from_label(net, static_cast<int>(i), *it, at + "/from_label");
     }
     net.finalize(tolerance_);
     return net;
@@ -229,6 +231,50 @@ class Reader {
     }
   }
 
+  // `from_label`: {"variable": label, "states": {label state: state, ...}, "otherwise": state}.
+  void read_from_label(Network& net, int v, const json& spec, const std::string& at) const {
+    Variable& var = net.variables[static_cast<std::size_t>(v)];
+    if (!spec.is_object()) fail(at, "expected an object with 'variable', 'states' and 'otherwise'");
+    check_keys(spec, at, {"variable", "states", "otherwise"});
+    if (var.learn)
+      fail(at, fmt::format("'{}' is read off the label, so its own table is the hand-set share of each kind "
+                           "and must be kept as written: expected \"learn\": false",
+                           var.name));
+    if (var.discretization)
+      fail(at, fmt::format("'{}' is read off the label, so no feature may observe it: expected no "
+                           "'discretization'",
+                           var.name));
+    const std::string label_name = string_of(required(spec, at, "variable"), at + "/variable");
+    const int label = net_index(net, label_name);
+    if (label < 0) fail(at + "/variable", unknown_variable(net, label_name));
+    if (label == v) fail(at + "/variable", fmt::format("'{}' cannot be read off itself", var.name));
+    const Variable& label_var = net.variables[static_cast<std::size_t>(label)];
+    Variable::ReadOffLabel reading{label, std::vector<int>(label_var.cardinality(), -1)};
+    const json& states = required(spec, at, "states");
+    if (!states.is_object()) fail(at + "/states", "expected an object {label state: state}");
+    for (const auto& [label_state, state] : states.items()) {
+      const std::string sat = at + "/states/" + label_state;
+      const int ls = label_var.state_index(label_state);
+      if (ls < 0) fail(sat, fmt::format("'{}' has no state '{}'", label_var.name, label_state));
+      reading.state_of[static_cast<std::size_t>(ls)] = state_of(var, state, sat);
+    }
+    const bool all_named = std::count(reading.state_of.begin(), reading.state_of.end(), -1) == 0;
+    if (auto it = spec.find("otherwise"); it != spec.end()) {
+      const int otherwise = state_of(var, *it, at + "/otherwise");
+      for (int& s : reading.state_of)
+        if (s < 0) s = otherwise;
+    } else if (!all_named) {
+      fail(at, fmt::format("not every state of '{}' is mapped: expected 'otherwise'", label_var.name));
+    }
+    var.from_label = std::move(reading);
+  }
+
+  static int net_index(const Network& net, const std::string& name) {
+    for (std::size_t i = 0; i < net.variables.size(); ++i)
+      if (net.variables[i].name == name) return static_cast<int>(i);
+    return -1;
+  }
+
   // `given`: {"parent": "state", ...} or ["state of parent 1", ...] in parent order.
   std::size_t row_index(const Network& net, int v, const json& given, const std::string& at) const {
     const Variable& var = net.variables[static_cast<std::size_t>(v)];
@@ -322,6 +368,26 @@ Network parse_json_graph(std::string_view text, const std::string& origin, doubl
   return Reader(origin, row_tolerance).read(doc);
 }
 
+namespace {
+
+// The most common state becomes `otherwise`; the label states mapped elsewhere are listed.
+json from_label_json(const Network& net, const Variable& var) {
+  const auto& reading = *var.from_label;
+  const Variable& label = net.variables[static_cast<std::size_t>(reading.label)];
+  std::vector<std::size_t> uses(var.cardinality(), 0);
+  for (int s : reading.state_of) ++uses[static_cast<std::size_t>(s)];
+  const auto otherwise = static_cast<int>(std::max_element(uses.begin(), uses.end()) - uses.begin());
+  json states = json::object();
+  for (std::size_t ls = 0; ls < reading.state_of.size(); ++ls)
+    if (reading.state_of[ls] != otherwise)
+      states[label.states[ls]] = var.states[static_cast<std::size_t>(reading.state_of[ls])];
+  return {{"variable", label.name},
+          {"states", states},
+          {"otherwise", var.states[static_cast<std::size_t>(otherwise)]}};
+}
+
+}  // namespace
+
 json to_json_graph(const Network& net) {
   json vars = json::array();
   for (std::size_t v = 0; v < net.variables.size(); ++v) {
@@ -350,6 +416,7 @@ json to_json_graph(const Network& net) {
       }
       j["unseen"] = unseen;
     }
+    if (var.from_label) j["from_label"] = from_label_json(net, var);
     if (var.discretization) {
       const Discretization& d = *var.discretization;
       json dj = {{"feature", d.feature}, {"thresholds", d.thresholds}};

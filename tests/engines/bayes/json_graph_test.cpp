@@ -78,6 +78,27 @@ TEST(bayes_json, UnseenKindsNameTheirRowAndRoundTrip) {
   EXPECT_EQ(to_json_graph(back), doc);
 }
 
+TEST(bayes_json, AKindReadOffTheLabelMapsEveryLabelStateAndRoundTrips) {
+  const Network net = parse_json_graph(R"({"name": "g", "variables": [
+      {"name": "cause", "states": ["ok", "sorted", "sharded"], "cpt": [0.4, 0.3, 0.3]},
+      {"name": "kind", "states": ["fresh", "repeating", "never"], "learn": false, "parents": ["cause"],
+       "cpt": [[1, 0, 0], [0, 1, 0], [0, 0.5, 0.5]],
+       "from_label": {"variable": "cause", "states": {"sorted": "repeating", "sharded": "repeating"},
+                      "otherwise": "fresh"}}]})",
+                                       "g.json");
+  ASSERT_TRUE(net.variables[1].from_label.has_value());
+  EXPECT_EQ(net.variables[1].from_label->label, 0);
+  EXPECT_EQ(net.variables[1].from_label->state_of, (std::vector<int>{0, 1, 1}));
+  EXPECT_FALSE(net.variables[0].from_label.has_value());
+  const nlohmann::json doc = to_json_graph(net);
+  // The most common kind is written as `otherwise`, the others by label state.
+  EXPECT_EQ(doc["variables"][1]["from_label"]["otherwise"], "repeating");
+  EXPECT_EQ(doc["variables"][1]["from_label"]["states"], nlohmann::json({{"ok", "fresh"}}));
+  const Network back = parse_json_graph(doc.dump(), "back.json");
+  EXPECT_EQ(back.variables[1].from_label->state_of, net.variables[1].from_label->state_of);
+  EXPECT_EQ(to_json_graph(back), doc);
+}
+
 TEST(bayes_json, BifConvertsToJson) {
   if (!test::have_bn()) GTEST_SKIP() << "no shared BIF corpus";
   const Network bif = load_graph(test::bif("asia"));
@@ -152,6 +173,24 @@ INSTANTIATE_TEST_SUITE_P(
                                      {"name": "b", "states": ["t", "f"], "parents": ["a"], "cpt": [[0.5, 0.5], [0.5, 0.5]],
                                       "unseen": [{"given": {"a": "f"}, "share": 1.0, "p": [0.5, 0.5]}]}]})",
                   "g.json: /variables/1/unseen/0/share: expected a share between 0 and 1 (exclusive)"},
+        Malformed{
+            "ReadOffTheLabelButLearnt",
+            R"({"variables": [{"name": "a", "states": ["t", "f"], "cpt": [0.5, 0.5]},
+                                     {"name": "b", "states": ["x", "y"], "parents": ["a"], "cpt": [[1, 0], [0, 1]],
+                                      "from_label": {"variable": "a", "states": {"t": "x"}, "otherwise": "y"}}]})",
+            "g.json: /variables/1/from_label: 'b' is read off the label, so its own table is the hand-set "
+            "share of each kind and must be kept as written: expected \"learn\": false"},
+        Malformed{"ReadOffAnUnknownLabelState",
+                  R"({"variables": [{"name": "a", "states": ["t", "f"], "cpt": [0.5, 0.5]},
+                                     {"name": "b", "states": ["x", "y"], "parents": ["a"], "learn": false,
+                                      "cpt": [[1, 0], [0, 1]],
+                                      "from_label": {"variable": "a", "states": {"true": "x"}, "otherwise": "y"}}]})",
+                  "g.json: /variables/1/from_label/states/true: 'a' has no state 'true'"},
+        Malformed{"ReadOffTheLabelWithoutOtherwise",
+                  R"({"variables": [{"name": "a", "states": ["t", "f"], "cpt": [0.5, 0.5]},
+                                     {"name": "b", "states": ["x", "y"], "parents": ["a"], "learn": false,
+                                      "cpt": [[1, 0], [0, 1]], "from_label": {"variable": "a", "states": {"t": "x"}}}]})",
+                  "g.json: /variables/1/from_label: not every state of 'a' is mapped: expected 'otherwise'"},
         Malformed{"UnseenRowSum",
                   R"({"variables": [{"name": "a", "states": ["t", "f"], "cpt": [0.5, 0.5]},
                                      {"name": "b", "states": ["t", "f"], "parents": ["a"], "cpt": [[0.5, 0.5], [0.5, 0.5]],

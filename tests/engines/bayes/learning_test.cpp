@@ -110,6 +110,66 @@ TEST(bayes_learning, AnUnseenKindKeepsItsShareOfTheRow) {
   EXPECT_NEAR(learnt.variables[1].cpt[0], 2.0 / 3.0, 1e-12);
 }
 
+// cause -> kind (hidden, read off the label) -> symptom. Faults come in two kinds: one shows (repeating),
+// one never does and looks like a healthy run (never); the cases hold only the first.
+Network hidden_kind_graph() {
+  return parse_json_graph(R"({"name": "g", "variables": [
+      {"name": "cause", "states": ["healthy", "fault"], "default_state": "healthy", "cpt": [0.5, 0.5]},
+      {"name": "kind", "states": ["fresh", "repeating", "never"], "learn": false, "parents": ["cause"],
+       "cpt": [[1, 0, 0], [0, 0.7, 0.3]],
+       "from_label": {"variable": "cause", "states": {"fault": "repeating"}, "otherwise": "fresh"}},
+      {"name": "symptom", "states": ["low", "high"], "parents": ["kind"],
+       "cpt": [[0.5, 0.5], [0.5, 0.5], [0.9, 0.1]]}]})",
+                          "g.json");
+}
+
+Likelihoods observe_case(const Network& net, int cause, int symptom) {
+  Likelihoods l(net.size());
+  if (cause >= 0) l.set_hard(0, cause, 2);
+  if (symptom >= 0) l.set_hard(2, symptom, 2);
+  return l;
+}
+
+// Learning reads the hidden kind off each case's label, so the symptom learns one row per kind the cases
+// hold and keeps the hand-set row of the kind they lack.
+TEST(bayes_learning, AKindReadOffTheLabelLearnsItsRowAndKeepsTheOneTheCasesLack) {
+  const Network net = hidden_kind_graph();
+  Counts counts = empty_counts(net);
+  for (int i = 0; i < 8; ++i) {
+    Likelihoods fault = observe_case(net, 1, 1);
+    read_off_label(net, 0, fault);
+    EXPECT_EQ(fault.strongest_state(1), 1);  // repeating
+    add_case(net, fault, counts);
+    Likelihoods healthy = observe_case(net, 0, 0);
+    read_off_label(net, 0, healthy);
+    EXPECT_EQ(healthy.strongest_state(1), 0);  // fresh
+    add_case(net, healthy, counts);
+  }
+  Likelihoods unlabelled = observe_case(net, -1, 1);
+  read_off_label(net, 0, unlabelled);
+  EXPECT_FALSE(unlabelled.observed(1));
+  const Network learnt = with_learnt_tables(net, counts, {.prior_strength = 2.0, .keep = {1}});
+  EXPECT_NEAR(learnt.variables[2].cpt[1], 1.0 / 10.0, 1e-12);  // fresh: (1 + 8, 1 + 0) / 10 -> high 0.1
+  EXPECT_NEAR(learnt.variables[2].cpt[3], 9.0 / 10.0, 1e-12);  // repeating: high 0.9
+  EXPECT_NEAR(learnt.variables[2].cpt[5], 0.1, 1e-12);         // never: the hand-set row
+  EXPECT_EQ(learnt.variables[1].cpt, net.variables[1].cpt);    // the kinds' shares, as written
+}
+
+// Leave-one-out clears the kinds read off the label with it: left in, they would name the label.
+TEST(bayes_learning, LeaveOneOutDoesNotLeakTheLabelThroughAKindReadOffIt) {
+  const Network net = hidden_kind_graph();
+  std::vector<Likelihoods> cases;
+  for (int i = 0; i < 4; ++i)
+    for (int cause : {0, 1}) {
+      cases.push_back(observe_case(net, cause, 0));  // the symptom says nothing of the label
+      read_off_label(net, 0, cases.back());
+    }
+  const LeaveOneOut loo = leave_one_out(net, cases, 0, {.prior_strength = 2.0, .keep = {1}});
+  EXPECT_EQ(loo.cases, 8u);
+  EXPECT_LT(loo.top1_accuracy, 1.0);
+  for (const auto& posterior : loo.label_posteriors) EXPECT_LT(posterior[0], 0.99);
+}
+
 }  // namespace
 }  // namespace cann_debug::bayes
 

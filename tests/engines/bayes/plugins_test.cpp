@@ -395,6 +395,42 @@ TEST(bayes_plugins, CptLearnKeepsTablesMarkedLearnFalse) {
   EXPECT_EQ(out["variables"][2]["learn"], false);
 }
 
+// A hidden variable read off the label: cpt_learn gives each labelled case its kind, so the symptom learns
+// the row of the kind the cases hold, keeps the hand-set row of the one they lack, and writes the mapping.
+TEST(bayes_plugins, CptLearnReadsAHiddenKindOffTheLabel) {
+  const std::string graph = R"({"name": "g", "variables": [
+      {"name": "root_cause", "states": ["healthy", "fault"], "cpt": [0.5, 0.5]},
+      {"name": "kind", "states": ["fresh", "repeating", "never"], "parents": ["root_cause"], "learn": false,
+       "cpt": [[1, 0, 0], [0, 0.7, 0.3]],
+       "from_label": {"variable": "root_cause", "states": {"fault": "repeating"}, "otherwise": "fresh"}},
+      {"name": "symptom", "states": ["low", "high"], "parents": ["kind"],
+       "cpt": [[0.5, 0.5], [0.5, 0.5], [0.9, 0.1]]}]})";
+  std::vector<std::pair<std::size_t, Envelope>> cases;
+  for (int i = 0; i < 4; ++i) cases.push_back({0, evidence({{"root_cause", "fault"}, {"symptom", "high"}})});
+  cases.push_back({0, evidence({{"root_cause", "healthy"}, {"symptom", "low"}})});
+  const json out = learn_graph("cpt-learn-kind", graph, cases, {{"prior_strength", 1.0}});
+  const json& rows = out["variables"][2]["cpt"];
+  EXPECT_NEAR(rows[0][0].get<double>(), 1.5 / 2.0, 1e-9);  // fresh: the healthy case, low
+  EXPECT_NEAR(rows[1][1].get<double>(), 4.5 / 5.0, 1e-9);  // repeating: the four faults, high
+  EXPECT_EQ(rows[2], (json{0.9, 0.1}));                    // never: no case, as written
+  EXPECT_EQ(out["variables"][1]["from_label"]["states"], (json{{"fault", "repeating"}}));
+  EXPECT_EQ(out["variables"][1]["cpt"], (json{{1, 0, 0}, {0, 0.7, 0.3}}));
+}
+
+TEST(bayes_plugins, CptLearnRefusesAKindReadOffAnotherVariableThanItsLabel) {
+  const std::string graph = R"({"name": "g", "variables": [
+      {"name": "root_cause", "states": ["healthy", "fault"], "cpt": [0.5, 0.5]},
+      {"name": "kind", "states": ["a", "b"], "parents": ["root_cause"], "learn": false, "cpt": [[1, 0], [0, 1]],
+       "from_label": {"variable": "root_cause", "states": {"fault": "b"}, "otherwise": "a"}}]})";
+  try {
+    learn_graph("cpt-learn-kind-label", graph, {{0, evidence({{"kind", "a"}})}}, {{"label", "kind"}});
+    FAIL() << "learnt with a kind read off another variable";
+  } catch (const std::exception& e) {
+    EXPECT_THAT(std::string(e.what()),
+                HasSubstr("'kind' is read off 'root_cause', but the label of this learning is 'kind'"));
+  }
+}
+
 TEST(bayes_plugins, CptLearnCarriesTheVariablesExtensionKeys) {
   const std::string graph = R"({"name": "g", "variables": [
       {"name": "root_cause", "states": ["healthy", "fault"], "cpt": [0.5, 0.5]},

@@ -26,6 +26,17 @@ Counts empty_counts(const Network& net) {
   return c;
 }
 
+void read_off_label(const Network& net, int label, Likelihoods& observation) {
+  if (!observation.observed(label)) return;
+  const auto label_state = static_cast<std::size_t>(observation.strongest_state(label));
+  for (std::size_t v = 0; v < net.size(); ++v) {
+    const auto& reading = net.variables[v].from_label;
+    if (reading && reading->label == label)
+      observation.set_hard(static_cast<int>(v), reading->state_of[label_state],
+                           net.variables[v].cardinality());
+  }
+}
+
 void add_case(const Network& net, const Likelihoods& observation, Counts& counts, double sign) {
   for (std::size_t v = 0; v < net.size(); ++v) {
     const int vi = static_cast<int>(v);
@@ -98,6 +109,9 @@ LeaveOneOut leave_one_out(const Network& prior, const std::vector<Likelihoods>& 
     sum_ll += tree.query(c).log_p_evidence;
     Likelihoods without = c;
     without.clear(label);
+    for (std::size_t v = 0; v < prior.size(); ++v)
+      if (prior.variables[v].from_label && prior.variables[v].from_label->label == label)
+        without.clear(static_cast<int>(v));
     const auto posterior = tree.query(without).marginals[static_cast<std::size_t>(label)];
     const int truth = c.strongest_state(label);
     const double p = posterior[static_cast<std::size_t>(truth)];

@@ -28,6 +28,10 @@ struct Counts {
   std::vector<CountTable> of;  // per variable
 };
 
+/// Sets every variable the graph reads off `label` (Variable::from_label) to the state the case's label
+/// maps it to, as hard evidence; a case without evidence on the label is left as it is.
+void read_off_label(const Network& net, int label, Likelihoods& observation);
+
 /// Adds one case to `counts`. For every observed variable whose parents are all observed, each (parent
 /// configuration, state) cell gets the product of the normalised likelihoods of the variable and of its
 /// parents (1 for the observed cell of hard evidence). Variables with an unobserved parent are skipped.
@@ -49,7 +53,8 @@ struct LeaveOneOut {
 };
 
 /// Leave-one-out evaluation: each case is scored by tables learnt from all the other cases.
-/// Cases without evidence on `label` are skipped.
+/// Cases without evidence on `label` are skipped. The label, and every variable read off it, is cleared
+/// before a case's label is predicted.
 LeaveOneOut leave_one_out(const Network& prior, const std::vector<Likelihoods>& cases, int label,
                           const LearnOptions& options);
 

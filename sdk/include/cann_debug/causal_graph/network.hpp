@@ -48,6 +48,15 @@ struct Variable {
     std::vector<double> p;
   };
   std::map<std::size_t, UnseenKind> unseen;
+  /// A hidden variable (no feature observes it) whose state, in a labelled case, follows from the label
+  /// (docs/bayes.md, "Hidden kinds read off the label"): learning sets it to `state_of[label's state]`, so
+  /// its children learn one row per kind; diagnosis leaves it hidden and sums over the kinds its own
+  /// (hand-set) table gives each label state, including kinds no labelled case holds.
+  struct ReadOffLabel {
+    int label = -1;             // index of the label variable
+    std::vector<int> state_of;  // per state of the label: this variable's state
+  };
+  std::optional<ReadOffLabel> from_label;
   std::optional<Discretization> discretization;
 
   std::size_t cardinality() const { return states.size(); }
