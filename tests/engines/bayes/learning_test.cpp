@@ -17,10 +17,12 @@ Network two_node_graph() {
                           "g.json");
 }
 
-Likelihoods observe(const Network& net, int cause, int symptom) {
+// Hard evidence on the cause (variable 0) and on a two-state symptom (variable `symptom_variable`); -1 leaves
+// either unobserved.
+Likelihoods observe(const Network& net, int cause, int symptom, int symptom_variable = 1) {
   Likelihoods l(net.size());
   if (cause >= 0) l.set_hard(0, cause, 2);
-  if (symptom >= 0) l.set_hard(1, symptom, 2);
+  if (symptom >= 0) l.set_hard(symptom_variable, symptom, 2);
   return l;
 }
 
@@ -124,10 +126,7 @@ Network hidden_kind_graph() {
 }
 
 Likelihoods observe_case(const Network& net, int cause, int symptom) {
-  Likelihoods l(net.size());
-  if (cause >= 0) l.set_hard(0, cause, 2);
-  if (symptom >= 0) l.set_hard(2, symptom, 2);
-  return l;
+  return observe(net, cause, symptom, 2);
 }
 
 // Learning reads the hidden kind off each case's label, so the symptom learns one row per kind the cases
