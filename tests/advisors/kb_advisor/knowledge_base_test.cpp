@@ -19,6 +19,7 @@ namespace {
 using nlohmann::json;
 using ::testing::AllOf;
 using ::testing::HasSubstr;
+using ::testing::Not;
 
 // The root-cause ids of the three scenarios (shared/cases/FORMAT.md, plus Ascend slow_link / small_packets /
 // pipeline_bubble).
@@ -231,6 +232,32 @@ TEST(KbAdvisorShippedKnowledgeBase, ARepeatedBatchIsAdvisedANewBatchEveryStep) {
   ASSERT_FALSE(periodic.suggestions.empty());
   EXPECT_EQ(periodic.suggestions[0].id, "unshuffled_data/enable_shuffling");
   for (const auto& s : periodic.suggestions) EXPECT_NE(s.id, "unshuffled_data/draw_new_batch_every_step");
+}
+
+TEST(KbAdvisorShippedKnowledgeBase, AnOrderThatNeverRepeatsIsAdvisedAShuffleAcrossShards) {
+  // Neighbouring batches alike and nothing one epoch later: shards moved whole each epoch. The advice says
+  // so, and the reshuffle no longer claims a repeat the loss does not show.
+  const auto d = test::diagnosis("training", {{"unshuffled_data", 0.6}});
+  const Advice sharded = advise(
+      d, {test::run_features({{"loss.residual_lag1_autocorr", 0.35}, {"loss.epoch_lag_autocorr", -0.04}})},
+      nullptr);
+  ASSERT_FALSE(sharded.suggestions.empty());
+  EXPECT_EQ(sharded.suggestions[0].id, "unshuffled_data/shuffle_across_shards");
+  EXPECT_THAT(sharded.suggestions[0].rationale, HasSubstr("correlate at 0.35"));
+  EXPECT_THAT(sharded.suggestions[0].rationale, HasSubstr("nothing comes back"));
+  for (const auto& s : sharded.suggestions) {
+    if (s.id == "unshuffled_data/enable_shuffling") {
+      EXPECT_THAT(s.rationale, Not(HasSubstr("repeats with the epoch")));
+    }
+  }
+  // An order that repeats every epoch keeps the reshuffle first, with its repeat, and no shard advice.
+  const Advice periodic = advise(
+      d, {test::run_features({{"loss.residual_lag1_autocorr", 0.5}, {"loss.epoch_lag_autocorr", 0.7}})},
+      nullptr);
+  ASSERT_FALSE(periodic.suggestions.empty());
+  EXPECT_EQ(periodic.suggestions[0].id, "unshuffled_data/enable_shuffling");
+  EXPECT_THAT(periodic.suggestions[0].rationale, HasSubstr("repeats with the epoch"));
+  for (const auto& s : periodic.suggestions) EXPECT_NE(s.id, "unshuffled_data/shuffle_across_shards");
 }
 
 // ---- malformed files ----------------------------------------------------------------------------------
