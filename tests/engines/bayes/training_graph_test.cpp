@@ -133,38 +133,6 @@ TEST(training_graph, AJumpAtTheEpochStartShowsAStoredOrderThatRepeatsOnlyInKind)
   EXPECT_GT(root_posterior(net, unmeasured, "healthy"), root_posterior(net, unmeasured, "unshuffled_data"));
 }
 
-TEST(training_graph, AStoredOrderThatNeverRepeatsIsWeighedOnceForAllItsEpochSymptoms) {
-  const Network net = load_graph(kGraph);
-  const int kind = net.find("order_kind");
-  ASSERT_GE(kind, 0);
-  for (const char* child : {"epoch_start_jump", "epoch_periodicity", "epoch_repeat", "epoch_position"}) {
-    const auto& parents = net.variables[static_cast<std::size_t>(net.find(child))].parents;
-    EXPECT_NE(std::find(parents.begin(), parents.end(), kind), parents.end()) << child;
-  }
-  // Shards of one class each, their order shuffled every epoch: neighbouring batches alike, nothing one
-  // epoch apart.
-  const States neighbours = quiet_run(
-      "decreasing", {{"batch_correlation", "correlated"}, {"grad_batch_correlation", "correlated"}});
-  States none_apart = neighbours;
-  for (const char* symptom : {"epoch_periodicity", "epoch_repeat", "epoch_position"})
-    none_apart[symptom] = "none";
-  none_apart["epoch_start_jump"] = "none";
-  auto odds = [&](const States& r) {
-    return root_posterior(net, r, "unshuffled_data") / root_posterior(net, r, "healthy");
-  };
-  // The four absences count once, as the share of orders that never repeat (0.15 of a fresh shuffle's
-  // look), not once per symptom (about 0.03 in all, counted against the repeating kind alone).
-  EXPECT_GT(odds(none_apart), 0.1 * odds(neighbours));
-  EXPECT_GT(root_posterior(net, none_apart, "unshuffled_data"), root_posterior(net, none_apart, "healthy"));
-  // A clean run with independent neighbours: the stored order the epoch symptoms did not show stays far
-  // behind a healthy run.
-  const States clean = quiet_run("decreasing", {{"batch_correlation", "independent"},
-                                                {"grad_batch_correlation", "independent"},
-                                                {"epoch_periodicity", "none"},
-                                                {"epoch_start_jump", "none"}});
-  EXPECT_GT(root_posterior(net, clean, "healthy"), 20.0 * root_posterior(net, clean, "unshuffled_data"));
-}
-
 TEST(training_graph, ARepeatedBatchIsAStoredOrder) {
   const Network net = load_graph(kGraph);
   // One step per epoch over a dataset larger than the batch: a smooth loss, no periodicity to see.
