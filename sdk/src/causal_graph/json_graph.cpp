@@ -89,7 +89,7 @@ class Reader {
       if (auto it = vars[i].find("discretization"); it != vars[i].end())
         net.variables[i].discretization = read_discretization(net.variables[i], *it, at + "/discretization");
       if (auto it = vars[i].find("from_label"); it != vars[i].end())
-        read_from_label(net, static_cast<int>(i), *it, at + "/from_label");
+        read_from_label(net, index, static_cast<int>(i), *it, at + "/from_label");
     }
     net.finalize(tolerance_);
     return net;
@@ -232,7 +232,8 @@ class Reader {
   }
 
   // `from_label`: {"variable": label, "states": {label state: state, ...}, "otherwise": state}.
-  void read_from_label(Network& net, int v, const json& spec, const std::string& at) const {
+  void read_from_label(Network& net, const std::unordered_map<std::string, int>& index, int v,
+                       const json& spec, const std::string& at) const {
     Variable& var = net.variables[static_cast<std::size_t>(v)];
     if (!spec.is_object()) fail(at, "expected an object with 'variable', 'states' and 'otherwise'");
     check_keys(spec, at, {"variable", "states", "otherwise"});
@@ -245,8 +246,9 @@ class Reader {
                            "'discretization'",
                            var.name));
     const std::string label_name = string_of(required(spec, at, "variable"), at + "/variable");
-    const int label = net_index(net, label_name);
-    if (label < 0) fail(at + "/variable", unknown_variable(net, label_name));
+    const auto found = index.find(label_name);
+    if (found == index.end()) fail(at + "/variable", unknown_variable(net, label_name));
+    const int label = found->second;
     if (label == v) fail(at + "/variable", fmt::format("'{}' cannot be read off itself", var.name));
     const Variable& label_var = net.variables[static_cast<std::size_t>(label)];
     Variable::ReadOffLabel reading{label, std::vector<int>(label_var.cardinality(), -1)};
@@ -267,12 +269,6 @@ class Reader {
       fail(at, fmt::format("not every state of '{}' is mapped: expected 'otherwise'", label_var.name));
     }
     var.from_label = std::move(reading);
-  }
-
-  static int net_index(const Network& net, const std::string& name) {
-    for (std::size_t i = 0; i < net.variables.size(); ++i)
-      if (net.variables[i].name == name) return static_cast<int>(i);
-    return -1;
   }
 
   // `given`: {"parent": "state", ...} or ["state of parent 1", ...] in parent order.

@@ -17,6 +17,15 @@ std::vector<double> normalised(const std::vector<double>& l) {
   return out;
 }
 
+// The variables the graph reads off `label` (Variable::from_label).
+std::vector<int> read_off(const Network& net, int label) {
+  std::vector<int> out;
+  for (std::size_t v = 0; v < net.size(); ++v)
+    if (net.variables[v].from_label && net.variables[v].from_label->label == label)
+      out.push_back(static_cast<int>(v));
+  return out;
+}
+
 }  // namespace
 
 Counts empty_counts(const Network& net) {
@@ -29,11 +38,9 @@ Counts empty_counts(const Network& net) {
 void read_off_label(const Network& net, int label, Likelihoods& observation) {
   if (!observation.observed(label)) return;
   const auto label_state = static_cast<std::size_t>(observation.strongest_state(label));
-  for (std::size_t v = 0; v < net.size(); ++v) {
-    const auto& reading = net.variables[v].from_label;
-    if (reading && reading->label == label)
-      observation.set_hard(static_cast<int>(v), reading->state_of[label_state],
-                           net.variables[v].cardinality());
+  for (int v : read_off(net, label)) {
+    const Variable& var = net.variables[static_cast<std::size_t>(v)];
+    observation.set_hard(v, var.from_label->state_of[label_state], var.cardinality());
   }
 }
 
@@ -98,6 +105,7 @@ LeaveOneOut leave_one_out(const Network& prior, const std::vector<Likelihoods>& 
   Counts all = empty_counts(prior);
   for (const auto& c : cases)
     if (c.observed(label)) add_case(prior, c, all, 1.0);
+  const std::vector<int> hidden = read_off(prior, label);
   double sum_ll = 0.0, sum_label = 0.0;
   std::size_t top1 = 0, top3 = 0;
   for (const auto& c : cases) {
@@ -109,9 +117,7 @@ LeaveOneOut leave_one_out(const Network& prior, const std::vector<Likelihoods>& 
     sum_ll += tree.query(c).log_p_evidence;
     Likelihoods without = c;
     without.clear(label);
-    for (std::size_t v = 0; v < prior.size(); ++v)
-      if (prior.variables[v].from_label && prior.variables[v].from_label->label == label)
-        without.clear(static_cast<int>(v));
+    for (int v : hidden) without.clear(v);
     const auto posterior = tree.query(without).marginals[static_cast<std::size_t>(label)];
     const int truth = c.strongest_state(label);
     const double p = posterior[static_cast<std::size_t>(truth)];
