@@ -15,6 +15,7 @@
 #include "gradient_features.hpp"
 #include "log_events.hpp"
 #include "loss_features.hpp"
+#include "loss_objective.hpp"
 #include "loss_shape_features.hpp"
 #include "loss_spikes.hpp"
 #include "optimizer_rate.hpp"
@@ -50,7 +51,8 @@ Manifest make_manifest() {
        {std::string(EventBatch::type_id)},
        false,
        "profiler trace events: the batch size the model's first layer saw (Input Dims), the optimizer "
-       "class (Optimizer.step#<Class>.step)"},
+       "class (Optimizer.step#<Class>.step), the loss operator (aten::cross_entropy_loss, aten::mse_loss, "
+       "...)"},
       {"config",
        {std::string(RunConfiguration::type_id)},
        false,
@@ -87,9 +89,11 @@ class TrainingFeatures final : public Component {
     } else if (port == kConfigPort && message.is<RunConfiguration>()) {
       config_ = config_from(message.as<RunConfiguration>());
       config_optimizer_ = optimizer_of_config(message.as<RunConfiguration>());
+      config_objective_ = objective_of_config(message.as<RunConfiguration>());
     } else if (port == kEventsPort && message.is<EventBatch>()) {
       trace_batch_.add(message.as<EventBatch>());
       trace_optimizer_.add(message.as<EventBatch>());
+      trace_objective_.add(message.as<EventBatch>());
     } else if (port == kMetricsPort && message.is<MetricBatch>()) {
       // Accepted so that pipelines can wire every reader of a case; no feature reads them yet.
     } else {
@@ -145,6 +149,9 @@ class TrainingFeatures final : public Component {
     std::optional<NamedOptimizer> optimizer = trace_optimizer_.result();
     if (!optimizer) optimizer = config_optimizer_ ? config_optimizer_ : log_optimizer_;
     add_rate_over_customary(rows_, config_, optimizer, features);
+    // The loss operator the trace saw run wins over the loss the config names.
+    const std::optional<NamedObjective> traced_objective = trace_objective_.result();
+    add_objective_feature(traced_objective ? traced_objective : config_objective_, features);
     add_loss_spike_features(rows_, spikes_off_epoch_starts(rows_, spikes, steps_per_epoch), features);
     add_loss_blowup_feature(rows_, features);
     add_throughput_features(rows_, features);
@@ -161,6 +168,8 @@ class TrainingFeatures final : public Component {
   RunConfig config_;
   TraceBatchScanner trace_batch_;
   TraceOptimizerScanner trace_optimizer_;
+  TraceObjectiveScanner trace_objective_;
+  std::optional<NamedObjective> config_objective_;
   std::optional<NamedOptimizer> config_optimizer_;
   std::optional<NamedOptimizer> log_optimizer_;  // a console log's argument dump
 };

@@ -173,5 +173,33 @@ TEST(training_graph, TwoLooksAtOneLagAreReadTogether) {
   EXPECT_LT(std::fabs(std::log(ratio_both / ratio)), std::log(1.35));  // as two symptoms: 1.47
 }
 
+// A squared error's batch noise is about sqrt(2/B) of the level the loss reached, a cross-entropy's a small
+// share of its first loss: the graph reads each run's noise against the scale its objective gives it.
+TEST(training_graph, ARegressionLossReadsItsBatchNoiseAgainstItsLevel) {
+  const Network net = load_graph(kGraph);
+  // A batch of 16: a quarter of the first loss, a quarter of the level.
+  auto noisy = [](const std::string& objective, const std::string& over_level) {
+    States run = quiet_run("slow", {{"objective", objective}, {"loss_level_noise", over_level}});
+    run["loss_noise"] = "high";
+    return run;
+  };
+  const double classifier = root_posterior(net, noisy("classification", "low"), "batch_too_small");
+  const double regression = root_posterior(net, noisy("regression", "low"), "batch_too_small");
+  EXPECT_LT(regression, 0.05);
+  EXPECT_GT(classifier, 4.0 * regression);
+  const auto& causes = net.variables[static_cast<std::size_t>(net.find("root_cause"))].states;
+  for (const std::string& cause : causes) {  // a slow, calm run: healthy first
+    if (cause == "healthy") continue;
+    EXPECT_GT(root_posterior(net, noisy("regression", "low"), "healthy"),
+              root_posterior(net, noisy("regression", "low"), cause))
+        << cause;
+  }
+  // A batch of a few samples: noise of the order of the level.
+  EXPECT_GT(root_posterior(net, noisy("regression", "high"), "batch_too_small"),
+            root_posterior(net, noisy("regression", "high"), "healthy"));
+  // The level noise says nothing of a classifier, whose memorised loss is tiny and spread.
+  EXPECT_NEAR(root_posterior(net, noisy("classification", "high"), "batch_too_small"), classifier, 1e-9);
+}
+
 }  // namespace
 }  // namespace cann_debug::bayes
