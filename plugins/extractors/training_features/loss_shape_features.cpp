@@ -7,6 +7,7 @@
 
 #include "epoch_position.hpp"
 #include "epoch_start_jump.hpp"
+#include "level_noise_margin.hpp"
 #include "loss_features.hpp"
 #include "series_math.hpp"
 
@@ -28,42 +29,6 @@ constexpr std::size_t kMinPairs = 10;
 constexpr std::size_t kMinLag1Pairs = 30;
 // Fewest lags around the epoch lag whose correlations make the reference for the epoch lag's z-score.
 constexpr std::size_t kMinNeighbourLags = 6;
-// The fewest steps either side of the best level that the step noise behind the rebound's margin is
-// measured over.
-constexpr std::size_t kReboundNoiseReach = 10;
-// Fewest residuals behind a local noise estimate; fewer fall back on the whole run's.
-constexpr std::size_t kMinLocalNoiseValues = 5;
-// Standard error of a median of k normal values over sigma / sqrt(k): sqrt(pi / 2).
-constexpr double kMedianStandardError = 1.2533;
-// Standard errors of the difference between the final level and the best one that a rebound must exceed.
-constexpr double kReboundSignificance = 2.0;
-
-// Robust sigma of the step noise (`residual`: the loss around its running median) over loss positions
-// [from, to); the whole run's where the stretch is too short to say.
-double step_noise(const std::vector<double>& residual, std::size_t from, std::size_t to) {
-  // residual[i] belongs to position i + kStepNoiseHalfWidth of the loss.
-  const std::size_t lo = std::max(from, kStepNoiseHalfWidth) - kStepNoiseHalfWidth;
-  const std::size_t hi = std::min(to, residual.size() + kStepNoiseHalfWidth) - kStepNoiseHalfWidth;
-  if (hi < lo + kMinLocalNoiseValues) return robust_sigma(residual);
-  return robust_sigma(std::vector<double>(residual.begin() + static_cast<std::ptrdiff_t>(lo),
-                                          residual.begin() + static_cast<std::ptrdiff_t>(hi)));
-}
-
-// How far the final level may sit above the lowest smoothed level by noise alone: the lowest of many
-// running medians of a flat noisy series lies about sqrt(2 ln k) of their standard errors below its level
-// (k independent windows; the expected minimum of k normal values), and the difference of the two levels
-// has its own standard error. `best_noise` and `final_noise` are the step noise around the best level and
-// in the final stretch; `width` the running median's window, `windows` the positions searched for the best
-// level, `tail` the values behind the final level.
-double rebound_noise_margin(double best_noise, double final_noise, std::size_t width, std::size_t windows,
-                            std::size_t tail) {
-  const double se_best = kMedianStandardError * best_noise / std::sqrt(static_cast<double>(width));
-  const double se_final = kMedianStandardError * final_noise / std::sqrt(static_cast<double>(tail));
-  const double independent = std::max(2.0, static_cast<double>(windows) / static_cast<double>(width));
-  return se_best * std::sqrt(2.0 * std::log(independent)) +
-         kReboundSignificance * std::sqrt(se_best * se_best + se_final * se_final);
-}
-
 // How far the rank correlation at exactly the epoch lag stands above the correlations at the lags around
 // it (half an epoch to one and a half, the epoch lag +-2 left out), in their standard deviations. The same
 // batches one epoch later give a sharp peak there even when batches differ little in difficulty; a fresh
@@ -132,15 +97,7 @@ void add_loss_shape_features(const std::vector<LogRow>& rows, std::optional<std:
       const std::size_t best_at = static_cast<std::size_t>(best - smooth.begin()) + hw;
       const double final_level =
           median(std::vector<double>(loss.end() - static_cast<std::ptrdiff_t>(tail), loss.end()));
-      const std::vector<double> noise = residual_around_running_median(loss, kStepNoiseHalfWidth);
-      double margin = 0.0;
-      if (!noise.empty()) {
-        const std::size_t reach = std::max(kReboundNoiseReach, 3 * hw);
-        const double best_noise =
-            step_noise(noise, best_at > reach ? best_at - reach : 0, best_at + reach + 1);
-        const double final_noise = step_noise(noise, n - std::max(tail, kReboundNoiseReach), n);
-        margin = rebound_noise_margin(best_noise, final_noise, 2 * hw + 1, windows, tail);
-      }
+      const double margin = level_noise_margin(loss, best_at, hw, windows, tail);
       out.add("loss.rebound_over_first", (final_level - *best - margin) / first, "ratio",
               {first_ref, row_ref(loss_rows, best_at, "loss.best"),
                rows_ref(loss_rows, before, n - 1, "window", "loss.final")});

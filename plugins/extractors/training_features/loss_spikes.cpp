@@ -6,6 +6,7 @@
 #include <limits>
 
 #include "epoch_start_jump.hpp"
+#include "level_noise_margin.hpp"
 #include "loss_features.hpp"
 #include "series_math.hpp"
 
@@ -290,11 +291,18 @@ void add_loss_spike_features(const std::vector<LogRow>& rows, const std::vector<
   const std::vector<double> smooth = running_median(finite, hw);
   if (!smooth.empty() && std::isfinite(last)) {
     const auto best = std::min_element(smooth.begin(), smooth.end());
-    const std::size_t best_at = finite_at[static_cast<std::size_t>(best - smooth.begin()) + hw];
+    const std::size_t best_position = static_cast<std::size_t>(best - smooth.begin()) + hw;
+    const std::size_t best_at = finite_at[best_position];
     const bool late = static_cast<double>(best_at) >= kLateShare * static_cast<double>(rows.size()) &&
                       best_at >= warmup_end(rows);
-    if (late && *best >= floor && last / *best - 1.0 > height) {
-      height = last / *best - 1.0;
+    // A creep counts beyond what the step noise alone puts between the lowest smoothed level and the
+    // final one (a noisy run that only holds its level would "creep" by its noise).
+    const std::size_t tail = std::min(finite.size(), std::max<std::size_t>(3, rows.size() / 10));
+    const double creep =
+        late ? (last - *best - level_noise_margin(finite, best_position, hw, smooth.size(), tail)) / *best
+             : 0.0;
+    if (late && *best >= floor && creep > height) {
+      height = creep;
       onset = best_at;
     }
   }

@@ -68,6 +68,23 @@ TEST(LossShapeFeatures, TheStepNoiseAloneIsNoRebound) {
   EXPECT_GT(value_of(lost, "loss.rebound_over_first"), 0.1);
 }
 
+// The same noise at a batch of 16 (sqrt(2/16) of the level) is no late divergence either: the creep up from
+// the lowest smoothed level counts beyond the noise margin, while a loss that really doubles does.
+TEST(LossShapeFeatures, TheStepNoiseAloneIsNoLateCreep) {
+  std::mt19937 gen(7);
+  std::normal_distribution<double> unit(0.0, 1.0);
+  std::vector<json> flat, doubling;
+  for (int i = 0; i < 150; ++i) {
+    const double level = 0.6 + 0.4 * std::exp(-i / 20.0);
+    const double noise = i ? 0.35 * level * unit(gen) : 0.0;
+    flat.push_back(row(i, level + noise));
+    doubling.push_back(row(i, (i < 75 ? level : level * (1.0 + 1.5 * (i - 75) / 75.0)) + noise));
+  }
+  EXPECT_LT(value_of(run_extractor({{kRecordsPort, records_of(flat)}}), "loss.late_divergence_height"), 0.1);
+  EXPECT_GT(value_of(run_extractor({{kRecordsPort, records_of(doubling)}}), "loss.late_divergence_height"),
+            0.5);
+}
+
 TEST(LossShapeFeatures, ALossThrownUpAndThenUnderflowingToZeroIsABlowUp) {
   // A rate far too high: the loss jumps from 2.1 to 1.5e4 on the second step, then mostly sits at exactly
   // zero (saturated logits) with isolated large values. The smoothed peak sees the zeros only.
