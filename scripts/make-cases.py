@@ -24,6 +24,13 @@ axis and fixed sets are `--set`s, so they are applied after the fault (a cause l
 its fault in `skip_axes` or replaces their values). The generator is sequential (the runs measure time) and
 resumable: a folder whose expected.json exists is done and skipped; a failed run is logged to
 DIR/failures.jsonl and its folder removed. Causes take turns, so a corpus stopped half-way is balanced.
+
+The runs measure time (latencies, step times, overlap), so a run made beside a compiler is another run: on a
+2-core machine, inference and distributed cases made beside a build lost 7 and 1 points of leave-family-out
+accuracy and gained 4 and 5 healthy false alarms. Before each run the generator samples the share of the
+machine's CPU time that other processes use (/proc/stat over a quarter second) and, above --quiet-share,
+waits for the machine to calm down (up to --quiet-wait seconds, then runs anyway and says so). Each case's
+expected.json records it: "generation": {"background_cpu_share", "waited_s"}.
 """
 import argparse
 import json
@@ -125,6 +132,45 @@ def write_plan(path, runs):
     os.replace(path + ".tmp", path)
 
 
+def cpu_times(stat_text):
+    """(busy, total) jiffies of the machine from the text of /proc/stat (its first, aggregate `cpu` line)."""
+    for line in stat_text.splitlines():
+        fields = line.split()
+        if fields and fields[0] == "cpu":
+            values = [int(v) for v in fields[1:]]
+            idle = values[3] + (values[4] if len(values) > 4 else 0)  # idle + iowait
+            return sum(values[:8]) - idle, sum(values[:8])  # guest time is already in user and nice
+    raise ValueError("/proc/stat: no aggregate 'cpu' line")
+
+
+def busy_share(read_stat, interval, sleep=time.sleep):
+    """Share of all CPUs' time spent busy over `interval` seconds (0..1), from two /proc/stat readings;
+    None where /proc/stat cannot be read (not Linux)."""
+    try:
+        busy0, total0 = cpu_times(read_stat())
+        sleep(interval)
+        busy1, total1 = cpu_times(read_stat())
+    except (OSError, ValueError):
+        return None
+    return (busy1 - busy0) / (total1 - total0) if total1 > total0 else 0.0
+
+
+def wait_until_quiet(sample, limit, max_wait, poll=5.0, sleep=time.sleep, clock=time.monotonic):
+    """Waits while `sample()` (the busy share) exceeds `limit`, up to `max_wait` seconds: returns (the last
+    share, seconds waited, whether the machine was quiet)."""
+    start = clock()
+    share = sample()
+    while share is not None and share > limit and clock() - start < max_wait:
+        sleep(min(poll, max_wait - (clock() - start)))
+        share = sample()
+    return share, clock() - start, share is None or share <= limit
+
+
+def read_proc_stat():
+    with open("/proc/stat") as f:
+        return f.read()
+
+
 def command(run, folder):
     cmd = [sys.executable, os.path.join(ROOT, "workloads", run["workload"]), "--fault", run["fault"],
            "--magnitude", run["magnitude"], "--seed", str(run["seed"]), "--output", folder]
@@ -141,6 +187,9 @@ def main():
     ap.add_argument("--only", action="append", default=[], help="only these causes (repeatable)")
     ap.add_argument("--timeout", type=float, default=600, help="seconds one run may take")
     ap.add_argument("--list", action="store_true", help="print the plan as JSON lines and exit")
+    ap.add_argument("--quiet-share", type=float, default=0.25,
+                    help="wait before a run while other processes use more than this share of the CPUs")
+    ap.add_argument("--quiet-wait", type=float, default=900, help="seconds to wait for a quiet machine")
     a = ap.parse_args()
     runs = []
     for m in load_matrix(a.matrix):
@@ -164,6 +213,12 @@ def main():
             continue
         if os.path.exists(folder):
             shutil.rmtree(folder)  # a run that was interrupted: start it again
+        share, waited, quiet = wait_until_quiet(lambda: busy_share(read_proc_stat, 0.25), a.quiet_share,
+                                                a.quiet_wait)
+        if not quiet:
+            print(f"make-cases: {run['id']}: other processes use {100 * share:.0f}% of the CPUs after "
+                  f"{waited:.0f} s of waiting; running anyway (its timings are not those of a quiet machine)",
+                  file=sys.stderr, flush=True)
         t0 = time.time()
         try:
             proc = subprocess.run(command(run, folder), capture_output=True, text=True, timeout=a.timeout)
@@ -177,6 +232,8 @@ def main():
             expected.setdefault("variant", {}).update({f"matrix.{k2}": v for k2, v in run["axes"].items()})
             expected["variant"]["matrix.magnitude"] = "none" if run["fault"] == "none" else run["magnitude"]
             expected["variant"]["matrix"] = run["id"].rsplit("-", 1)[0]
+            if share is not None:
+                expected["generation"] = {"background_cpu_share": round(share, 3), "waited_s": round(waited, 1)}
             with open(os.path.join(folder, "expected.json"), "w") as f:
                 json.dump(expected, f, indent=2)
                 f.write("\n")

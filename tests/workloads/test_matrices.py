@@ -92,5 +92,42 @@ class MatricesTest(unittest.TestCase):
         self.assertEqual(sorted(ids), sorted(r["id"] for r in inference + training))
 
 
+class QuietMachineTest(unittest.TestCase):
+    """make-cases waits for a quiet machine before a run: the runs measure time."""
+
+    def test_busy_share_counts_every_state_but_idle_and_iowait(self):
+        make_cases = load_make_cases()
+        # user nice system idle iowait irq softirq steal guest guest_nice
+        first = "cpu  100 0 50 800 50 0 0 0 0 0\ncpu0 50 0 25 400 25 0 0 0 0 0\n"
+        second = "cpu  160 0 70 900 60 0 5 15 7 0\ncpu0 80 0 35 450 30 0 2 8 3 0\n"
+        readings = iter([first, second])
+        share = make_cases.busy_share(lambda: next(readings), 0.25, sleep=lambda s: None)
+        # busy 60 + 20 + 5 + 15 = 100 of those and idle 100 + iowait 10: 210 (guest is inside user already)
+        self.assertAlmostEqual(share, 100 / 210)
+        self.assertIsNone(make_cases.busy_share(lambda: "intr 1 2 3\n", 0.25, sleep=lambda s: None))
+
+        def unreadable():
+            raise OSError("no /proc")
+        self.assertIsNone(make_cases.busy_share(unreadable, 0.25, sleep=lambda s: None))
+
+    def test_waits_while_the_machine_is_busy_and_gives_up_after_the_limit(self):
+        make_cases = load_make_cases()
+        now = [0.0]
+
+        def sleep(seconds):
+            now[0] += seconds
+        shares = iter([0.9, 0.8, 0.1])
+        share, waited, quiet = make_cases.wait_until_quiet(lambda: next(shares), 0.25, 60, poll=5, sleep=sleep,
+                                                           clock=lambda: now[0])
+        self.assertEqual((share, waited, quiet), (0.1, 10.0, True))
+        now[0] = 0.0
+        share, waited, quiet = make_cases.wait_until_quiet(lambda: 0.9, 0.25, 12, poll=5, sleep=sleep,
+                                                           clock=lambda: now[0])
+        self.assertEqual((share, waited, quiet), (0.9, 12.0, False))  # the last wait cut to the limit
+        # Where the load cannot be read, nothing is waited for.
+        self.assertEqual(make_cases.wait_until_quiet(lambda: None, 0.25, 60, sleep=sleep, clock=lambda: 0.0),
+                         (None, 0.0, True))
+
+
 if __name__ == "__main__":
     unittest.main()
