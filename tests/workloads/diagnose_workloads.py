@@ -28,7 +28,23 @@ RUNS = [
     # Under `cann-debug collect -- ...`: the workload finds its output folder in $CANN_DEBUG_RUN_DIR, the
     # host is sampled beside it, and the run folder (recording, stdout.log, fusion.json) is diagnosed whole.
     ("collect train.py", "lr_too_high", "strong", ["steps=150", "optimizer.name=sgd"], "lr_too_high"),
+    # A regression at a batch of 16: its squared error's step noise is a third of its level, which over the
+    # first loss reads like a classifier's tiny batch; the loss operator of the trace names the objective.
+    ("train.py", "none", "medium",
+     ["steps=150", "batch_size=16", "dataset.name=regression", "model.type=cnn", "optimizer.name=sgd"], "healthy"),
 ]
+
+
+def feature_refs(doc, name):
+    """Every evidence reference the diagnosis JSON gives for feature `name` (details, at any depth)."""
+    if isinstance(doc, dict):
+        if doc.get("feature") == name and isinstance(doc.get("ref"), dict):
+            yield doc["ref"]
+        for value in doc.values():
+            yield from feature_refs(value, name)
+    elif isinstance(doc, list):
+        for value in doc:
+            yield from feature_refs(value, name)
 
 
 def check_fusion(folder, failures):
@@ -85,6 +101,10 @@ def main():
         if got != expected:
             failures.append(f"{folder}: diagnosed {got}, expected {expected} "
                             f"(ranked {[c['id'] for c in doc['root_causes']]})")
+        if "dataset.name=regression" in sets:
+            operators = {r.get("id") for r in feature_refs(doc, "loss.objective_regression")}
+            if "aten::mse_loss" not in operators:
+                failures.append(f"{folder}: the objective was not read from the trace's aten::mse_loss ({operators})")
     return support.report(failures)
 
 
