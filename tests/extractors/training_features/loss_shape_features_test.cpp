@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <functional>
 #include <random>
 
 #include "training_rows.hpp"
@@ -46,42 +47,49 @@ TEST(LossShapeFeatures, ALossThatClimbsBackReboundsAndPeaks) {
   EXPECT_NEAR(value_of(set, "loss.peak_over_first"), 3.0 / 2.3, 0.01);
 }
 
+// 150 steps of a loss settling from 1.0 to 0.6, with Gaussian step noise of `spread` times that level (seed
+// 7; none on the first step) added to `shape(step, level)`.
+std::vector<json> settling_run(double spread, const std::function<double(int, double)>& shape) {
+  std::mt19937 gen(7);
+  std::normal_distribution<double> unit(0.0, 1.0);
+  std::vector<json> rows;
+  for (int i = 0; i < 150; ++i) {
+    const double level = 0.6 + 0.4 * std::exp(-i / 20.0);
+    const double noise = spread * level * unit(gen);
+    rows.push_back(row(i, shape(i, level) + (i ? noise : 0.0)));
+  }
+  return rows;
+}
+
+double holds(int /*step*/, double level) {
+  return level;
+}
+
 // A squared error's per-sample spread is of the order of the loss itself, so a batch of 16 leaves step noise
 // of a quarter of the level: the lowest of 150 running medians of 7 steps lies well below the level the
 // run holds. That is noise, not lost progress; the same noise on a loss that really climbs back is still a
 // rebound.
 TEST(LossShapeFeatures, TheStepNoiseAloneIsNoRebound) {
-  std::mt19937 gen(7);
-  std::normal_distribution<double> unit(0.0, 1.0);
-  std::vector<json> flat, climbing;
-  for (int i = 0; i < 150; ++i) {
-    const double level = 0.6 + 0.4 * std::exp(-i / 20.0);
-    const double noise = 0.25 * level * unit(gen);
-    flat.push_back(row(i, level + (i ? noise : 0.0)));
-    climbing.push_back(row(i, (i < 75 ? level : level + 0.6 * (i - 75) / 75.0) + (i ? noise : 0.0)));
-  }
-  const FeatureSet noisy = run_extractor({{kRecordsPort, records_of(flat)}});
+  const FeatureSet noisy = run_extractor({{kRecordsPort, records_of(settling_run(0.25, holds))}});
   EXPECT_LT(value_of(noisy, "loss.rebound_over_first"), 0.0);
   EXPECT_GT(value_of(noisy, "loss.noise_over_first"), 0.1);  // as noisy as a tiny batch of a classifier
   // Climbing back by 0.6 of the first loss: above the graph's rebounded threshold (0.1) after the margin.
-  const FeatureSet lost = run_extractor({{kRecordsPort, records_of(climbing)}});
+  const auto climbs = [](int i, double level) { return i < 75 ? level : level + 0.6 * (i - 75) / 75.0; };
+  const FeatureSet lost = run_extractor({{kRecordsPort, records_of(settling_run(0.25, climbs))}});
   EXPECT_GT(value_of(lost, "loss.rebound_over_first"), 0.1);
 }
 
 // The same noise at a batch of 16 (sqrt(2/16) of the level) is no late divergence either: the creep up from
 // the lowest smoothed level counts beyond the noise margin, while a loss that really doubles does.
 TEST(LossShapeFeatures, TheStepNoiseAloneIsNoLateCreep) {
-  std::mt19937 gen(7);
-  std::normal_distribution<double> unit(0.0, 1.0);
-  std::vector<json> flat, doubling;
-  for (int i = 0; i < 150; ++i) {
-    const double level = 0.6 + 0.4 * std::exp(-i / 20.0);
-    const double noise = i ? 0.35 * level * unit(gen) : 0.0;
-    flat.push_back(row(i, level + noise));
-    doubling.push_back(row(i, (i < 75 ? level : level * (1.0 + 1.5 * (i - 75) / 75.0)) + noise));
-  }
-  EXPECT_LT(value_of(run_extractor({{kRecordsPort, records_of(flat)}}), "loss.late_divergence_height"), 0.1);
-  EXPECT_GT(value_of(run_extractor({{kRecordsPort, records_of(doubling)}}), "loss.late_divergence_height"),
+  EXPECT_LT(value_of(run_extractor({{kRecordsPort, records_of(settling_run(0.35, holds))}}),
+                     "loss.late_divergence_height"),
+            0.1);
+  const auto doubles = [](int i, double level) {
+    return i < 75 ? level : level * (1.0 + 1.5 * (i - 75) / 75.0);
+  };
+  EXPECT_GT(value_of(run_extractor({{kRecordsPort, records_of(settling_run(0.35, doubles))}}),
+                     "loss.late_divergence_height"),
             0.5);
 }
 
