@@ -10,6 +10,7 @@
 
 #include <fmt/format.h>
 
+#include "batch_class_mix.hpp"
 #include "cann_debug/messages.hpp"
 #include "feature_list.hpp"
 #include "gradient_features.hpp"
@@ -145,6 +146,7 @@ class TrainingFeatures final : public Component {
     add_epoch_start_jump_feature(rows_, steps_per_epoch, features);
     add_repeated_batch_features(rows_, config_, features);
     add_gradient_features(curve, config_, features);
+    add_batch_class_mix_feature(curve, batch_size, features);
     // The optimizer the trace saw run wins over the one the config names, and that over the log's.
     std::optional<NamedOptimizer> optimizer = trace_optimizer_.result();
     if (!optimizer) optimizer = config_optimizer_ ? config_optimizer_ : log_optimizer_;

@@ -1,0 +1,61 @@
+// Class mix of the batches from the output layer's bias gradient; see batch_class_mix.hpp.
+#include "batch_class_mix.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <set>
+#include <string>
+
+#include "series_math.hpp"
+
+namespace cann_debug::plugins::training_detail {
+namespace {
+
+// Rows behind the median.
+constexpr std::size_t kMinRows = 10;
+// Rows whose loss fell under this share of the first loss are left out: a memorising network's per-sample
+// errors vanish there faster than the bias gradient's rounding and momentum leftovers.
+constexpr double kMinLossOfFirst = 0.1;
+
+// The name of the output layer's bias: the last parameter in network order must be of a module that logs
+// "<module>.bias".
+std::optional<std::string> output_bias(const std::vector<LogRow>& rows) {
+  std::set<std::string> names;
+  for (const LogRow& r : rows)
+    for (const auto& [name, norm] : r.layer_grad_norms) names.insert(name);
+  if (names.empty()) return std::nullopt;
+  const std::string last = *std::max_element(names.begin(), names.end(), layer_name_less);
+  const std::size_t dot = last.rfind('.');
+  const std::string bias = (dot == std::string::npos ? std::string() : last.substr(0, dot + 1)) + "bias";
+  if (!names.contains(bias)) return std::nullopt;
+  return bias;
+}
+
+}  // namespace
+
+void add_batch_class_mix_feature(const std::vector<LogRow>& rows, std::optional<std::int64_t> batch_size,
+                                 FeatureList& out) {
+  if (!batch_size || *batch_size < 1) return;
+  const std::optional<std::string> bias = output_bias(rows);
+  if (!bias) return;
+  std::optional<double> first;
+  std::vector<double> imbalance;
+  std::size_t from = rows.size(), to = 0;
+  const double scale = std::sqrt(static_cast<double>(*batch_size));
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    const LogRow& r = rows[i];
+    if (!r.loss || !std::isfinite(*r.loss) || *r.loss <= 0.0) continue;
+    if (!first) first = *r.loss;
+    if (*r.loss < kMinLossOfFirst * *first) continue;
+    const auto it = r.layer_grad_norms.find(*bias);
+    if (it == r.layer_grad_norms.end() || !std::isfinite(it->second)) continue;
+    imbalance.push_back(it->second * scale / *r.loss);
+    from = std::min(from, i);
+    to = std::max(to, i);
+  }
+  if (imbalance.size() < kMinRows) return;
+  out.add("grad.output_bias_imbalance", median(imbalance), "ratio",
+          {rows_ref(rows, from, to, "steps", "grad.layer_norm"), {"layer", *bias}});
+}
+
+}  // namespace cann_debug::plugins::training_detail

@@ -1,0 +1,71 @@
+// Tests of the class mix of the batches (batch_class_mix.hpp): the output layer's bias gradient times
+// sqrt(batch size) over the loss, from the per-layer gradient norms of the log.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "training_rows.hpp"
+
+namespace cann_debug::plugins {
+namespace {
+
+using nlohmann::json;
+using namespace training_test;
+
+// 40 steps of a loss falling from 2 to 0.4 whose output bias gradient is `imbalance` x loss / sqrt(64);
+// the layers are numbered modules 0, 2 and 10 (10 is the output layer), `last` names the output module's
+// bias.
+std::vector<json> rows_with_bias(double imbalance, const std::string& last = "10.bias") {
+  std::vector<json> rows;
+  for (int i = 0; i < 40; ++i) {
+    const double loss = 0.4 + 1.6 * std::exp(-i / 10.0);
+    json layers = {
+        {"0.weight", 0.5}, {"0.bias", 0.1}, {"2.weight", 0.4}, {"2.bias", 5.0}, {"10.weight", 0.3}};
+    layers[last] = imbalance * loss / 8.0;
+    rows.push_back({{"step", i}, {"loss", loss}, {"grad_norm", 1.0}, {"layer_grad_norms", layers}});
+  }
+  return rows;
+}
+
+FeatureSet extract(const std::vector<json>& rows, json config = {{"batch_size", 64}}) {
+  return run_extractor({{kRecordsPort, records_of(rows)}, {kConfigPort, config_of(config)}});
+}
+
+TEST(BatchClassMix, TheOutputBiasGradientAgainstTheLossSaysHowMixedTheBatchesAre) {
+  EXPECT_NEAR(value_of(extract(rows_with_bias(1.0)), "grad.output_bias_imbalance"), 1.0, 1e-9);
+  const FeatureSet few = extract(rows_with_bias(4.0));
+  EXPECT_NEAR(value_of(few, "grad.output_bias_imbalance"), 4.0, 1e-9);
+  const auto refs = evidence_of(few, "grad.output_bias_imbalance");
+  ASSERT_EQ(refs.size(), 2u);
+  EXPECT_EQ(refs[1].kind, "layer");
+  EXPECT_EQ(refs[1].id, "10.bias");  // module 10 comes after module 2 in network order
+}
+
+TEST(BatchClassMix, StepsWhoseLossFellUnderATenthOfTheFirstAreLeftOut) {
+  std::vector<json> rows = rows_with_bias(1.0);
+  for (int i = 0; i < 30; ++i) {  // a memorised tail: tiny losses whose bias gradient does not follow
+    json late = rows.back();
+    late["step"] = 40 + i;
+    late["loss"] = 0.01;
+    late["layer_grad_norms"]["10.bias"] = 0.05;
+    rows.push_back(late);
+  }
+  EXPECT_NEAR(value_of(extract(rows), "grad.output_bias_imbalance"), 1.0, 1e-9);
+}
+
+TEST(BatchClassMix, AbsentWithoutABatchSizeOrAnOutputBias) {
+  EXPECT_FALSE(find(extract(rows_with_bias(4.0), json::object()), "grad.output_bias_imbalance"));
+  // The output module logs no bias (a head without one): another module's bias says nothing of the classes.
+  std::vector<json> rows = rows_with_bias(4.0);
+  for (auto& r : rows) r["layer_grad_norms"].erase("10.bias");
+  EXPECT_FALSE(find(extract(rows), "grad.output_bias_imbalance"));
+  std::vector<json> without_layers;
+  for (int i = 0; i < 40; ++i) without_layers.push_back({{"step", i}, {"loss", 2.0 - 0.01 * i}});
+  EXPECT_FALSE(find(extract(without_layers), "grad.output_bias_imbalance"));
+}
+
+}  // namespace
+}  // namespace cann_debug::plugins
