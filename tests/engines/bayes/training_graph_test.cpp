@@ -133,6 +133,62 @@ TEST(training_graph, AJumpAtTheEpochStartShowsAStoredOrderThatRepeatsOnlyInKind)
   EXPECT_GT(root_posterior(net, unmeasured, "healthy"), root_posterior(net, unmeasured, "unshuffled_data"));
 }
 
+TEST(training_graph, AStoredOrderThatNeverRepeatsIsWeighedOnceForAllItsEpochSymptoms) {
+  const Network net = load_graph(kGraph);
+  const int kind = net.find("order_kind");
+  ASSERT_GE(kind, 0);
+  for (const char* child : {"epoch_start_jump", "epoch_periodicity", "epoch_repeat", "epoch_position"}) {
+    const auto& parents = net.variables[static_cast<std::size_t>(net.find(child))].parents;
+    EXPECT_NE(std::find(parents.begin(), parents.end(), kind), parents.end()) << child;
+  }
+  // Shards of one class each, their order shuffled every epoch: neighbouring batches alike, nothing one
+  // epoch apart.
+  const States neighbours = quiet_run(
+      "decreasing", {{"batch_correlation", "correlated"}, {"grad_batch_correlation", "correlated"}});
+  States none_apart = neighbours;
+  for (const char* symptom : {"epoch_periodicity", "epoch_repeat", "epoch_position"})
+    none_apart[symptom] = "none";
+  none_apart["epoch_start_jump"] = "none";
+  auto odds = [&](const States& r) {
+    return root_posterior(net, r, "unshuffled_data") / root_posterior(net, r, "healthy");
+  };
+  // The four absences count once, as the share of orders that never repeat, not once per symptom against
+  // the repeating kind alone (about 0.03 in all).
+  EXPECT_GT(odds(none_apart), 0.1 * odds(neighbours));
+  // A clean run with independent neighbours: the stored order the epoch symptoms did not show stays far
+  // behind a healthy run.
+  const States clean = quiet_run("decreasing", {{"batch_correlation", "independent"},
+                                                {"grad_batch_correlation", "independent"},
+                                                {"epoch_periodicity", "none"},
+                                                {"epoch_start_jump", "none"}});
+  EXPECT_GT(root_posterior(net, clean, "healthy"), 20.0 * root_posterior(net, clean, "unshuffled_data"));
+}
+
+// Batches of a few classes (the output bias gradient) need no epoch to repeat: with the order kind they tip
+// a shard order whose epochs show nothing; mixed batches keep a clean run healthy. Under a regression loss
+// the reading says nothing.
+TEST(training_graph, BatchesOfAFewClassesShowAnOrderThatNeverRepeats) {
+  const Network net = load_graph(kGraph);
+  States shards = quiet_run("decreasing", {{"objective", "classification"}});
+  for (const char* symptom : {"epoch_periodicity", "epoch_repeat", "epoch_position"})
+    shards[symptom] = "none";
+  shards["epoch_start_jump"] = "none";
+  States concentrated = shards, mixed = shards;
+  concentrated["batch_class_mix"] = "concentrated";
+  mixed["batch_class_mix"] = "mixed";
+  EXPECT_GT(root_posterior(net, concentrated, "unshuffled_data"),
+            root_posterior(net, concentrated, "healthy"));
+  EXPECT_GT(root_posterior(net, mixed, "healthy"), 5.0 * root_posterior(net, mixed, "unshuffled_data"));
+  EXPECT_GT(root_posterior(net, concentrated, "unshuffled_data"),
+            10.0 * root_posterior(net, mixed, "unshuffled_data"));
+  States regression = concentrated;
+  regression["objective"] = "regression";
+  States unread = shards;
+  unread["objective"] = "regression";
+  EXPECT_NEAR(root_posterior(net, regression, "unshuffled_data"),
+              root_posterior(net, unread, "unshuffled_data"), 1e-9);
+}
+
 TEST(training_graph, ARepeatedBatchIsAStoredOrder) {
   const Network net = load_graph(kGraph);
   // One step per epoch over a dataset larger than the batch: a smooth loss, no periodicity to see.
