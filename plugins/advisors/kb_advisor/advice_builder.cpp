@@ -32,7 +32,10 @@ void append_pattern(const KnowledgeBase& kb, const cann_debug::kb::OutcomeStore&
                     const ProblemPattern& pattern, const MeasuredContext& context, Advice& advice) {
   const std::size_t first = advice.suggestions.size();
   for (const auto& entry : pattern.suggestions) {
-    if (entry.when && !has_feature(context, *entry.when)) continue;
+    if (!entry.when.empty() &&
+        std::none_of(entry.when.begin(), entry.when.end(),
+                     [&](const FeatureCondition& c) { return has_feature(context, c); }))
+      continue;
     if (entry.unless && has_feature(context, *entry.unless)) continue;
     advice.suggestions.push_back(
         render_suggestion(kb.templates.at(entry.template_id), entry, context, history));

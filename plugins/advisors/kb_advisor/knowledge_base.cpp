@@ -280,9 +280,7 @@ std::map<std::string, ProblemPattern> parse_patterns(
         if (*ps.expected_improvement < 0.0 || *ps.expected_improvement > 1.0)
           s.child("expected_improvement").fail("a relative improvement between 0 and 1");
       }
-      for (const char* key : {"when", "unless"}) {
-        if (!s.has(key)) continue;
-        const KbNode c = s.child(key);
+      const auto condition_of = [](const KbNode& c) {
         c.only_keys({"feature", "labels", "above"});
         FeatureCondition condition;
         condition.feature = c.child("feature").non_empty_string();
@@ -291,8 +289,18 @@ std::map<std::string, ProblemPattern> parse_patterns(
           for (const auto& [k, v] : labels.object().items()) condition.labels[k] = labels.child(k).string();
         }
         if (c.has("above")) condition.above = c.child("above").number();
-        (std::string_view(key) == "when" ? ps.when : ps.unless) = std::move(condition);
+        return condition;
+      };
+      if (s.has("when")) {  // one condition, or a list of which any one gives the suggestion
+        const KbNode when = s.child("when");
+        if (when.json().is_array()) {
+          for (std::size_t k = 0; k < when.array().size(); ++k) ps.when.push_back(condition_of(when.at(k)));
+          if (ps.when.empty()) when.fail("a condition, or a non-empty list of conditions");
+        } else {
+          ps.when.push_back(condition_of(when));
+        }
       }
+      if (s.has("unless")) ps.unless = condition_of(s.child("unless"));
       for (const auto& earlier : p.suggestions)
         if (earlier.template_id == ps.template_id) tpl.fail("a template not already listed in this pattern");
       p.suggestions.push_back(ps);

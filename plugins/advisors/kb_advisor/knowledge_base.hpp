@@ -70,8 +70,9 @@ struct FeatureCondition {
 struct PatternSuggestion {
   std::string template_id;
   int priority = 1;
-  std::optional<double> expected_improvement;    // overrides the template's prior for this root cause
-  std::optional<FeatureCondition> when, unless;  // e.g. a device-side fix only for a compute gap
+  std::optional<double> expected_improvement;  // overrides the template's prior for this root cause
+  std::vector<FeatureCondition> when;          // given when any of them holds (none: always)
+  std::optional<FeatureCondition> unless;      // e.g. a device-side fix only for a compute gap
 };
 
 struct ProblemPattern {

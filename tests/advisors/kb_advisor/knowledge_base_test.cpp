@@ -131,7 +131,7 @@ TEST(KbAdvisorShippedKnowledgeBase, EveryPatternRendersWithoutFeaturesOrConfig) 
     EXPECT_EQ(a.for_root_cause, id);
     // Without features, every suggestion but those that need one (`when`).
     std::size_t unconditional = 0;
-    for (const auto& s : shipped().patterns.at(id).suggestions) unconditional += s.when ? 0 : 1;
+    for (const auto& s : shipped().patterns.at(id).suggestions) unconditional += s.when.empty() ? 1 : 0;
     ASSERT_EQ(a.suggestions.size(), unconditional) << id;
     for (const auto& s : a.suggestions) {
       EXPECT_THAT(s.id, HasSubstr(id + "/"));
@@ -258,6 +258,24 @@ TEST(KbAdvisorShippedKnowledgeBase, AnOrderThatNeverRepeatsIsAdvisedAShuffleAcro
   EXPECT_EQ(periodic.suggestions[0].id, "unshuffled_data/enable_shuffling");
   EXPECT_THAT(periodic.suggestions[0].rationale, HasSubstr("repeats with the epoch"));
   for (const auto& s : periodic.suggestions) EXPECT_NE(s.id, "unshuffled_data/shuffle_across_shards");
+  // Shards smaller than a batch: neighbouring batches no more alike than fresh ones, but each holds a few
+  // classes (the output bias gradient), and nothing comes back one epoch later.
+  const Advice few_classes = advise(d,
+                                    {test::run_features({{"loss.residual_lag1_autocorr", 0.04},
+                                                         {"grad.output_bias_imbalance", 3.4},
+                                                         {"loss.epoch_lag_autocorr", -0.04}})},
+                                    nullptr);
+  ASSERT_FALSE(few_classes.suggestions.empty());
+  EXPECT_EQ(few_classes.suggestions[0].id, "unshuffled_data/shuffle_across_shards");
+  EXPECT_THAT(few_classes.suggestions[0].rationale, HasSubstr("3.4 times what batches drawn at random give"));
+  EXPECT_THAT(few_classes.suggestions[0].rationale, Not(HasSubstr("correlate at")));  // 0.04 is no evidence
+  // Mixed batches and independent neighbours: no shard advice.
+  const Advice mixed = advise(d,
+                              {test::run_features({{"loss.residual_lag1_autocorr", 0.04},
+                                                   {"grad.output_bias_imbalance", 1.1},
+                                                   {"loss.epoch_lag_autocorr", -0.04}})},
+                              nullptr);
+  for (const auto& s : mixed.suggestions) EXPECT_NE(s.id, "unshuffled_data/shuffle_across_shards");
 }
 
 // ---- malformed files ----------------------------------------------------------------------------------
@@ -316,6 +334,12 @@ TEST(KbAdvisorMalformedKnowledgeBase, ConditionWithAMisspeltKeyIsNamed) {
   EXPECT_THAT(
       error_of("bad_condition.json", true),
       AllOf(HasSubstr("bad_condition.json"), HasSubstr("/patterns/0/suggestions/0/when"), HasSubstr("abov")));
+}
+
+TEST(KbAdvisorMalformedKnowledgeBase, AnEmptyListOfConditionsIsNamed) {
+  EXPECT_THAT(
+      error_of("empty_condition_list.json", true),
+      HasSubstr("/patterns/0/suggestions/0/when: expected a condition, or a non-empty list of conditions"));
 }
 
 TEST(KbAdvisorMalformedKnowledgeBase, PatternNamesAnUnknownTemplate) {
