@@ -3,7 +3,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <set>
 #include <string>
 
 #include "series_math.hpp"
@@ -20,14 +19,12 @@ constexpr double kMinLossOfFirst = 0.1;
 // The name of the output layer's bias: the last parameter in network order must be of a module that logs
 // "<module>.bias".
 std::optional<std::string> output_bias(const std::vector<LogRow>& rows) {
-  std::set<std::string> names;
-  for (const LogRow& r : rows)
-    for (const auto& [name, norm] : r.layer_grad_norms) names.insert(name);
-  if (names.empty()) return std::nullopt;
-  const std::string last = *std::max_element(names.begin(), names.end(), layer_name_less);
-  const std::size_t dot = last.rfind('.');
-  const std::string bias = (dot == std::string::npos ? std::string() : last.substr(0, dot + 1)) + "bias";
-  if (!names.contains(bias)) return std::nullopt;
+  const std::vector<std::string> layers = logged_layers(rows);
+  if (layers.empty()) return std::nullopt;
+  const std::size_t dot = layers.back().rfind('.');
+  const std::string bias =
+      (dot == std::string::npos ? std::string() : layers.back().substr(0, dot + 1)) + "bias";
+  if (std::find(layers.begin(), layers.end(), bias) == layers.end()) return std::nullopt;
   return bias;
 }
 

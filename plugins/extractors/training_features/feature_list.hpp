@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cmath>
+#include <cstdint>
 #include <string>
 #include <utility>
 #include <vector>
@@ -32,6 +33,12 @@ inline EvidenceRef rows_ref(const std::vector<LogRow>& rows, std::size_t first, 
 /// Evidence for one row.
 inline EvidenceRef row_ref(const std::vector<LogRow>& rows, std::size_t at, std::string id) {
   return rows_ref(rows, at, at, "step", std::move(id));
+}
+
+/// Evidence for one operator of a profiler trace: its name, span and profiler step.
+inline EvidenceRef operator_ref(const Event& e) {
+  const std::int64_t step = e.key.has_step() ? e.key.step_id : -1;
+  return {"operator", e.name, e.start_ns, e.start_ns + e.duration_ns, step, step};
 }
 
 class FeatureList {

@@ -3,7 +3,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <set>
 #include <string>
 
 #include "series_math.hpp"
@@ -121,11 +120,7 @@ void add_clipping(const std::vector<LogRow>& rows, const RunConfig& config, Feat
 
 // Parameters in network order; weight tensors only when there are any (biases and norm scales are small).
 std::vector<std::string> ordered_layers(const std::vector<LogRow>& rows) {
-  std::set<std::string> names;
-  for (const LogRow& r : rows)
-    for (const auto& [name, v] : r.layer_grad_norms) names.insert(name);
-  std::vector<std::string> all(names.begin(), names.end()), weights;
-  std::sort(all.begin(), all.end(), layer_name_less);
+  std::vector<std::string> all = logged_layers(rows), weights;
   for (const auto& name : all)
     if (name == "weight" || (name.size() > 7 && name.ends_with(".weight"))) weights.push_back(name);
   return weights.empty() ? all : weights;

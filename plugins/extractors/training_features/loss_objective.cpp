@@ -87,9 +87,7 @@ void TraceObjectiveScanner::add(const EventBatch& batch) {
     if (e.start_ns == kNoTimestamp || (found_ && found_->source.start_ns <= e.start_ns)) continue;
     const auto objective = objective_of_operator(e.name);
     if (!objective) continue;
-    const std::int64_t step = e.key.has_step() ? e.key.step_id : -1;
-    found_ =
-        NamedObjective{*objective, {"operator", e.name, e.start_ns, e.start_ns + e.duration_ns, step, step}};
+    found_ = NamedObjective{*objective, operator_ref(e)};
   }
 }
 

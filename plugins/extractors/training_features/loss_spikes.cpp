@@ -295,15 +295,16 @@ void add_loss_spike_features(const std::vector<LogRow>& rows, const std::vector<
     const std::size_t best_at = finite_at[best_position];
     const bool late = static_cast<double>(best_at) >= kLateShare * static_cast<double>(rows.size()) &&
                       best_at >= warmup_end(rows);
-    // A creep counts beyond what the step noise alone puts between the lowest smoothed level and the
-    // final one (a noisy run that only holds its level would "creep" by its noise).
-    const std::size_t tail = std::min(finite.size(), std::max<std::size_t>(3, rows.size() / 10));
-    const double creep =
-        late ? (last - *best - level_noise_margin(finite, best_position, hw, smooth.size(), tail)) / *best
-             : 0.0;
-    if (late && *best >= floor && creep > height) {
-      height = creep;
-      onset = best_at;
+    if (late && *best >= floor) {
+      // A creep counts beyond what the step noise alone puts between the lowest smoothed level and the
+      // final one (a noisy run that only holds its level would "creep" by its noise).
+      const std::size_t tail = std::min(finite.size(), std::max<std::size_t>(3, rows.size() / 10));
+      const double creep =
+          (last - *best - level_noise_margin(finite, best_position, hw, smooth.size(), tail)) / *best;
+      if (creep > height) {
+        height = creep;
+        onset = best_at;
+      }
     }
   }
   if (onset)

@@ -59,8 +59,7 @@ void TraceOptimizerScanner::add(const EventBatch& batch) {
     if (e.start_ns == kNoTimestamp) continue;
     const auto name = optimizer_of_step_event(e.name);
     if (!name || (found_ && found_->source.start_ns <= e.start_ns)) continue;
-    const std::int64_t step = e.key.has_step() ? e.key.step_id : -1;
-    found_ = NamedOptimizer{*name, {"operator", e.name, e.start_ns, e.start_ns + e.duration_ns, step, step}};
+    found_ = NamedOptimizer{*name, operator_ref(e)};
   }
 }
 

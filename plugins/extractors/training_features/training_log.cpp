@@ -1,10 +1,12 @@
 // Parsing of log rows and config values for the training feature extractor.
 #include "training_log.hpp"
 
+#include <algorithm>
 #include <cctype>
 #include <charconv>
 #include <cmath>
 #include <limits>
+#include <set>
 #include <string_view>
 
 namespace cann_debug::plugins::training_detail {
@@ -126,6 +128,15 @@ bool layer_name_less(const std::string& a, const std::string& b) {
     return pa[i] < pb[i];
   }
   return pa.size() < pb.size();
+}
+
+std::vector<std::string> logged_layers(const std::vector<LogRow>& rows) {
+  std::set<std::string> names;
+  for (const LogRow& r : rows)
+    for (const auto& [name, norm] : r.layer_grad_norms) names.insert(name);
+  std::vector<std::string> out(names.begin(), names.end());
+  std::sort(out.begin(), out.end(), layer_name_less);
+  return out;
 }
 
 }  // namespace cann_debug::plugins::training_detail

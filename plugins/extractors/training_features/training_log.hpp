@@ -65,4 +65,7 @@ RunConfig config_from(const RunConfiguration& config);
 /// ("2.weight" < "10.weight"), which recovers PyTorch's named_parameters() order for numbered modules.
 bool layer_name_less(const std::string& a, const std::string& b);
 
+/// Every parameter any row logs a gradient norm for (`layer_grad_norms`), in network order.
+std::vector<std::string> logged_layers(const std::vector<LogRow>& rows);
+
 }  // namespace cann_debug::plugins::training_detail
