@@ -1,7 +1,6 @@
 // Class mix of the batches from the output layer's bias gradient; see batch_class_mix.hpp.
 #include "batch_class_mix.hpp"
 
-#include <algorithm>
 #include <cmath>
 #include <string>
 
@@ -16,24 +15,12 @@ constexpr std::size_t kMinRows = 10;
 // errors vanish there faster than the bias gradient's rounding and momentum leftovers.
 constexpr double kMinLossOfFirst = 0.1;
 
-// The name of the output layer's bias: the last parameter in network order must be of a module that logs
-// "<module>.bias".
-std::optional<std::string> output_bias(const std::vector<LogRow>& rows) {
-  const std::vector<std::string> layers = logged_layers(rows);
-  if (layers.empty()) return std::nullopt;
-  const std::size_t dot = layers.back().rfind('.');
-  const std::string bias =
-      (dot == std::string::npos ? std::string() : layers.back().substr(0, dot + 1)) + "bias";
-  if (std::find(layers.begin(), layers.end(), bias) == layers.end()) return std::nullopt;
-  return bias;
-}
-
 }  // namespace
 
 void add_batch_class_mix_feature(const std::vector<LogRow>& rows, std::optional<std::int64_t> batch_size,
                                  FeatureList& out) {
   if (!batch_size || *batch_size < 1) return;
-  const std::optional<std::string> bias = output_bias(rows);
+  const std::optional<std::string> bias = output_layer_bias(rows);
   if (!bias) return;
   std::optional<double> first;
   std::vector<double> imbalance;

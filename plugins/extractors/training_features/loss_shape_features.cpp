@@ -202,15 +202,35 @@ void add_epoch_position_features(const std::vector<LogRow>& rows, std::optional<
   if (!loss_test) return;
   const EvidenceRef epochs = rows_ref(rows, 0, rows.size() - 1, "steps", "loss.epoch_period");
   out.add("loss.epoch_position_zscore", loss_test->zscore, "sd", {epochs});
-  std::optional<EpochPositionTest> grad_test;
+  // Stouffer's combination, as for the epoch-lag test: the same batch kind gives about the same loss, the
+  // same gradient norm and, where the output layer logs its bias, the same pull of that bias (the batch's
+  // class mix: docs/features-training.md, "Batches of a few classes").
+  double z_sum = loss_test->zscore;
+  double tests = 1.0;
   if (const auto grad = step_series(rows, [](const LogRow& r) { return r.grad_norm; }))
-    grad_test = epoch_position_test(*grad, period, first_start);
-  if (grad_test) out.add("grad_norm.epoch_position_zscore", grad_test->zscore, "sd", {epochs});
-  // Stouffer's combination, as for the epoch-lag test: the same batch kind gives about the same loss and
-  // the same gradient norm.
-  out.add("data.epoch_position_zscore",
-          grad_test ? (loss_test->zscore + grad_test->zscore) / std::sqrt(2.0) : loss_test->zscore, "sd",
-          {epochs});
+    if (const auto grad_test = epoch_position_test(*grad, period, first_start)) {
+      out.add("grad_norm.epoch_position_zscore", grad_test->zscore, "sd", {epochs});
+      z_sum += grad_test->zscore;
+      tests += 1.0;
+    }
+  if (const std::optional<std::string> bias = output_layer_bias(rows)) {
+    const auto bias_norm = step_series(
+        rows,
+        [&](const LogRow& r) -> std::optional<double> {
+          const auto it = r.layer_grad_norms.find(*bias);
+          if (it == r.layer_grad_norms.end()) return std::nullopt;
+          return it->second;
+        },
+        true);
+    if (bias_norm)
+      if (const auto bias_test = epoch_position_test(*bias_norm, period, first_start)) {
+        out.add("grad.output_bias_epoch_position_zscore", bias_test->zscore, "sd",
+                {epochs, {"layer", *bias}});
+        z_sum += bias_test->zscore;
+        tests += 1.0;
+      }
+  }
+  out.add("data.epoch_position_zscore", z_sum / std::sqrt(tests), "sd", {epochs});
 }
 
 void add_epoch_start_jump_feature(const std::vector<LogRow>& rows,

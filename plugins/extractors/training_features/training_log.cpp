@@ -139,4 +139,31 @@ std::vector<std::string> logged_layers(const std::vector<LogRow>& rows) {
   return out;
 }
 
+std::optional<std::string> output_layer_bias(const std::vector<LogRow>& rows) {
+  // The names PyTorch model code gives its output layer (torchvision's fc and classifier, timm's head,
+  // Hugging Face's classifier, lm_head and score): the last such module that logs a bias, else the module
+  // of the last parameter in network order.
+  static const std::set<std::string, std::less<>> kOutputModules = {
+      "head", "fc", "classifier", "lm_head", "output", "logits", "score", "out"};
+  const std::vector<std::string> layers = logged_layers(rows);
+  if (layers.empty()) return std::nullopt;
+  const auto module_of = [](const std::string& name) {
+    const std::size_t dot = name.rfind('.');
+    return dot == std::string::npos ? std::string() : name.substr(0, dot);
+  };
+  const auto logs = [&](const std::string& name) {
+    return std::find(layers.begin(), layers.end(), name) != layers.end();
+  };
+  for (auto it = layers.rbegin(); it != layers.rend(); ++it) {
+    const std::string module = module_of(*it);
+    const std::size_t dot = module.rfind('.');
+    const std::string last = dot == std::string::npos ? module : module.substr(dot + 1);
+    if (kOutputModules.count(last) > 0 && logs(module + ".bias")) return module + ".bias";
+  }
+  const std::string module = module_of(layers.back());
+  const std::string bias = module.empty() ? std::string("bias") : module + ".bias";
+  if (!logs(bias)) return std::nullopt;
+  return bias;
+}
+
 }  // namespace cann_debug::plugins::training_detail

@@ -93,12 +93,13 @@ TEST(training_graph, AnEffectOfThePositionInTheEpochTipsACleanRunToAStoredOrder)
   auto positioned = run;
   positioned["epoch_position"] = "strong";
   EXPECT_GT(root_posterior(net, positioned, "unshuffled_data"), root_posterior(net, positioned, "healthy"));
-  // In odds against a healthy run (a share saturates): the hand-set table's 0.45 / 0.005, whatever the
-  // learnt tables beside it.
+  // In odds against a healthy run (a share saturates): the hand-set table's 0.4 / 0.005, less what the
+  // periodicity read given the position takes back (a stored order with a strong position effect mostly
+  // repeats visibly, so a weak periodicity beside it is the rarer pair).
   auto odds = [&](const States& r) {
     return root_posterior(net, r, "unshuffled_data") / root_posterior(net, r, "healthy");
   };
-  EXPECT_GT(odds(positioned), 30.0 * odds(run));
+  EXPECT_GT(odds(positioned), 5.0 * odds(run));
   // Its absence is no strong evidence against a stored order (the periodicity's own table already counts
   // that): it moves the stored order's share by less than a factor of 3.
   auto stored = run;
@@ -162,6 +163,38 @@ TEST(training_graph, AStoredOrderThatNeverRepeatsIsWeighedOnceForAllItsEpochSymp
                                                 {"epoch_periodicity", "none"},
                                                 {"epoch_start_jump", "none"}});
   EXPECT_GT(root_posterior(net, clean, "healthy"), 20.0 * root_posterior(net, clean, "unshuffled_data"));
+}
+
+// A stored order behind a shuffle buffer comes back in kind, not batch by batch: only the position test sees
+// it, weakly. The lag periodicity is read given the position effect, so its absence there weighs little, and
+// a weak position effect, which no fresh order of the corpus reaches, counts for the stored order.
+TEST(training_graph, AWeakPositionEffectIsAnOrderThatComesBackInKind) {
+  const Network net = load_graph(kGraph);
+  const int position = net.find("epoch_position");
+  ASSERT_GE(position, 0);
+  const auto& parents = net.variables[static_cast<std::size_t>(net.find("epoch_periodicity"))].parents;
+  EXPECT_NE(std::find(parents.begin(), parents.end(), position), parents.end());
+  const States clean = quiet_run("decreasing", {{"batch_correlation", "independent"},
+                                                {"grad_batch_correlation", "independent"},
+                                                {"epoch_start_jump", "none"},
+                                                {"epoch_repeat", "none"},
+                                                {"objective", "classification"},
+                                                {"batch_class_mix", "mixed"}});
+  auto with = [&](const std::string& position_state, const std::string& periodicity) {
+    States run = clean;
+    run["epoch_position"] = position_state;
+    run["epoch_periodicity"] = periodicity;
+    return run;
+  };
+  auto odds = [&](const States& r) {
+    return root_posterior(net, r, "unshuffled_data") / root_posterior(net, r, "healthy");
+  };
+  EXPECT_GT(root_posterior(net, with("none", "none"), "healthy"),
+            20.0 * root_posterior(net, with("none", "none"), "unshuffled_data"));
+  EXPECT_GT(odds(with("weak", "none")), 30.0 * odds(with("none", "none")));
+  // The absence of periodicity costs a weak position effect less than a strong one.
+  EXPECT_GT(odds(with("weak", "none")) / odds(with("weak", "weak")),
+            2.0 * odds(with("strong", "none")) / odds(with("strong", "weak")));
 }
 
 // Batches of a few classes (the output bias gradient) need no epoch to repeat: with the order kind they tip

@@ -44,6 +44,23 @@ TEST(BatchClassMix, TheOutputBiasGradientAgainstTheLossSaysHowMixedTheBatchesAre
   EXPECT_EQ(refs[1].id, "10.bias");  // module 10 comes after module 2 in network order
 }
 
+TEST(BatchClassMix, TheOutputLayerIsTheModuleModelCodeNamesSo) {
+  // A small Transformer's parameters: a learnt position table sorts after every module by name, so the last
+  // parameter in network order is no layer at all; the classifier is the module named head.
+  std::vector<json> rows = rows_with_bias(4.0);
+  for (json& r : rows) {
+    json& layers = r["layer_grad_norms"];
+    layers["head.bias"] = layers["10.bias"];
+    layers["head.weight"] = layers["10.weight"];
+    layers.erase("10.bias");
+    layers.erase("10.weight");
+    layers["position"] = 0.7;
+  }
+  const FeatureSet set = extract(rows);
+  EXPECT_NEAR(value_of(set, "grad.output_bias_imbalance"), 4.0, 1e-9);
+  EXPECT_EQ(evidence_of(set, "grad.output_bias_imbalance")[1].id, "head.bias");
+}
+
 TEST(BatchClassMix, StepsWhoseLossFellUnderATenthOfTheFirstAreLeftOut) {
   std::vector<json> rows = rows_with_bias(1.0);
   for (int i = 0; i < 30; ++i) {  // a memorised tail: tiny losses whose bias gradient does not follow

@@ -187,6 +187,48 @@ TEST(LossShapeFeatures, TheGradientNormOfTheSameBatchesIsASecondLook) {
                    value_of(loss_only, "loss.epoch_lag_zscore"));
 }
 
+TEST(LossShapeFeatures, TheOutputBiasOfTheSameClassMixIsAThirdLook) {
+  // 4 epochs of 40 steps behind a shuffle buffer: each position of the epoch draws from its own few classes,
+  // which barely moves the loss or the gradient norm but pulls the output layer's bias the same way at the
+  // same position every epoch. The position tests of the three series combine as Stouffer's.
+  std::mt19937 gen(5);
+  std::normal_distribution<double> mix(0.0, 1.0), noise(0.0, 1.0);
+  std::vector<double> per_position(40);
+  for (double& m : per_position) m = mix(gen);
+  std::vector<json> rows;
+  for (int i = 0; i < 160; ++i) {
+    const double m = per_position[static_cast<std::size_t>(i % 40)];
+    json r = row(i, 0.5 + 1.5 * std::exp(-i / 40.0) + 0.02 * noise(gen), i / 40);
+    r["grad_norm"] = std::exp(0.1 * noise(gen));
+    r["layer_grad_norms"] = {{"embed.weight", 0.3},
+                             {"embed.bias", 0.1},
+                             {"head.weight", 0.8},
+                             {"head.bias", 0.2 * std::exp(0.5 * m + 0.1 * noise(gen))}};
+    rows.push_back(r);
+  }
+  const FeatureSet set = run_extractor({{kRecordsPort, records_of(rows)}});
+  const double loss_z = value_of(set, "loss.epoch_position_zscore");
+  const double grad_z = value_of(set, "grad_norm.epoch_position_zscore");
+  const double bias_z = value_of(set, "grad.output_bias_epoch_position_zscore");
+  EXPECT_LT(loss_z, 3.0);
+  EXPECT_LT(grad_z, 3.0);
+  EXPECT_GT(bias_z, 8.0);
+  EXPECT_NEAR(value_of(set, "data.epoch_position_zscore"), (loss_z + grad_z + bias_z) / std::sqrt(3.0),
+              1e-12);
+  const auto refs = evidence_of(set, "grad.output_bias_epoch_position_zscore");
+  ASSERT_EQ(refs.size(), 2u);
+  EXPECT_EQ(refs[1].id, "head.bias");
+  // Another module's bias says nothing of the class mix: without the head's bias only two tests count.
+  for (json& r : rows) r["layer_grad_norms"].erase("head.bias");
+  const FeatureSet headless = run_extractor({{kRecordsPort, records_of(rows)}});
+  EXPECT_FALSE(find(headless, "grad.output_bias_epoch_position_zscore"));
+  EXPECT_NEAR(value_of(headless, "data.epoch_position_zscore"),
+              (value_of(headless, "loss.epoch_position_zscore") +
+               value_of(headless, "grad_norm.epoch_position_zscore")) /
+                  std::sqrt(2.0),
+              1e-12);
+}
+
 TEST(LossShapeFeatures, TooFewStepsGiveNoShapeFeatures) {
   const FeatureSet set = run_extractor({{kRecordsPort, records_of(decaying(15, 0.02, 2))}});
   EXPECT_FALSE(find(set, "loss.rebound_over_first"));
