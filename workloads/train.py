@@ -14,14 +14,16 @@ grad_norm before clipping, lr, clip_threshold, layer_grad_norms); torch.profiler
 shapes, into trace.json; /proc is sampled into host_metrics.jsonl.
 
 Faults (faultlib/training_faults.py): lr_too_high, grad_clip_too_low, gradient_explosion, vanishing_gradient,
-unshuffled_data, batch_too_small. `--set KEY=VALUE` is applied after the fault: it wins over it.
+unshuffled_data, batch_too_small, loss_spike. `--set KEY=VALUE` is applied after the fault: it wins over it.
 
 Configuration keys (config.json; --set takes dotted keys): dataset.name/num_samples/label_noise,
 model.type/width/depth/act/norm/init_gain/dropout, optimizer.name/momentum/nesterov/weight_decay, lr (a
 number, {"times_default": k} or {"times_divergence": k}: k times the rate at which a short LR range test of
-this model, optimizer and data diverges), lr_schedule.kind (constant|step|cosine|warmup|linear|exponential)
-with step_size/gamma/warmup_steps, batch_size, steps, data_order (faultlib/data_order.py ORDERS),
-shuffle_buffer, clip_threshold (null, a number or {"times_initial_grad_norm": f}), num_threads.
+this model, optimizer and data diverges), lr_schedule.kind
+(constant|step|cosine|warmup|linear|exponential) with step_size/gamma/warmup_steps, batch_size, steps, data_order (faultlib/data_order.py ORDERS), shuffle_buffer,
+clip_threshold (null, a number or {"times_initial_grad_norm": f}), data_corruption ({"at_fraction": f,
+"batches": n, "input_gain": g}: n consecutive batches from step f * steps on reach the model as corrupt
+records, noise of g times the inputs' spread, with their labels), num_threads.
 """
 import math
 import os
@@ -269,6 +271,14 @@ def run(config, folder):
     prof = torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CPU], record_shapes=True,
                                   schedule=torch.profiler.schedule(**PROFILE, repeat=1),
                                   on_trace_ready=lambda p: trace_export.export_chrome_trace(p, trace_path))
+    corruption = config.get("data_corruption") or None
+    corrupt_steps = set()
+    if corruption:
+        first = int(float(corruption["at_fraction"]) * steps)
+        corrupt_steps = set(range(first, min(steps, first + int(corruption["batches"]))))
+        corruption["steps"] = sorted(corrupt_steps)
+        noise_gen = torch.Generator().manual_seed(config["seed"] + 5)
+    config["data_corruption"] = corruption
     losses, clipped = [], 0
     with HostSampler(os.path.join(folder, "host_metrics.jsonl")), \
             casefolder.JsonLines(os.path.join(folder, "metrics.jsonl")) as log, prof:
@@ -280,6 +290,10 @@ def run(config, folder):
             with torch.profiler.record_function("data_loading"):
                 epoch, idx = next(source)
                 xb, yb = x[idx], y[idx]
+                if step in corrupt_steps:
+                    # Corrupt records (bytes decoded as another type): values with nothing of the
+                    # sample left, at `input_gain` times the inputs' spread.
+                    xb = float(corruption["input_gain"]) * torch.randn(xb.shape, generator=noise_gen)
             opt.zero_grad()
             with torch.profiler.record_function("forward"):
                 loss = loss_fn(model(xb), yb)

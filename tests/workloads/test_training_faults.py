@@ -366,3 +366,29 @@ class TrainRunTest(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class LossSpikeFaultTest(unittest.TestCase):
+    """loss_spike changes the program (a loader that lets a few batches of corrupt records through mid-run)
+    and its runs show the symptom the label names: the loss jumps, then recovers."""
+
+    def test_loss_spike_feeds_corrupt_records_and_the_run_recovers(self):
+        rows, config, expected, _ = run_train(self, [
+            "--fault", "loss_spike", "--magnitude", "strong", "--seed", "4", "--set", "steps=160",
+            "--set", "dataset.name=breast_cancer", "--set", "optimizer.name=adam", "--set", "model.type=mlp"])
+        corrupt = config["data_corruption"]["steps"]
+        self.assertEqual(len(corrupt), expected["fault_params"]["corrupt_batches"])
+        self.assertEqual(corrupt, list(range(corrupt[0], corrupt[0] + len(corrupt))))
+        self.assertTrue(0.35 * 160 <= corrupt[0] <= 0.65 * 160)
+        loss = [r["loss"] for r in rows]
+        before = sorted(loss[corrupt[0] - 10:corrupt[0]])[5]
+        self.assertGreater(max(loss[i] for i in corrupt), 10 * before)
+        after = sorted(loss[-10:])[5]
+        self.assertLess(after, max(loss[i] for i in corrupt) / 10)  # a spike, not a blow-up it stays in
+        self.assertEqual(expected["root_cause"], "loss_spike")
+
+    def test_a_clean_loader_is_the_fix(self):
+        config, params = faulted("loss_spike", "weak", ["data_corruption=null"])
+        self.assertIsNone(config["data_corruption"])
+        self.assertEqual(training_faults.as_run("loss_spike", params, config)["replaced_by_set"],
+                         {"data_corruption": None})

@@ -79,6 +79,20 @@ def _batch_too_small(config, magnitude, rng):
     return {"batch_size": batch}
 
 
+@register("loss_spike", "training",
+          "a few batches of records that skipped the input normalisation (a shard written raw) mid-run")
+def _loss_spike(config, magnitude, rng):
+    # A shard whose records were written without the pipeline's standardisation: its batches reach the
+    # model with inputs several times their usual scale. The loss jumps on them and the large update they
+    # make throws the next steps off; the run recovers as the ordinary batches come back.
+    # At least two batches: a loss up for one row is one hard batch, which the diagnosis counts as a minor
+    # spike and no fault (docs/features-training.md, "Spikes").
+    batches, gain = pick(magnitude, (2, 4.0), (3, 8.0), (4, 16.0))
+    at = round(rng.uniform(0.35, 0.65), 3)
+    config["data_corruption"] = {"at_fraction": at, "batches": batches, "input_gain": gain}
+    return {"corrupt_batches": batches, "input_gain": gain, "at_fraction": at}
+
+
 def as_run(fault_id, fault_params, config):
     """`fault_params` as the run will use them. `--set` is applied after the fault and wins over it, so a
     matrix that sets `data_order` or `batch_size` itself (or a fix tried on the faulted program) changes
@@ -95,4 +109,6 @@ def as_run(fault_id, fault_params, config):
         out["replaced_by_set"] = {"lr": config.get("lr")}
     elif fault_id == "grad_clip_too_low" and not isinstance(config.get("clip_threshold"), dict):
         out["replaced_by_set"] = {"clip_threshold": config.get("clip_threshold")}
+    if fault_id == "loss_spike" and not config.get("data_corruption"):
+        out["replaced_by_set"] = {"data_corruption": config.get("data_corruption")}
     return out

@@ -36,29 +36,30 @@ std::optional<EpochStartJump> epoch_start_jump_test(const std::vector<double>& s
   test.first_measured = first_start % period;
   while (test.first_measured < window) test.first_measured += period;
   const std::size_t first_measured = test.first_measured;
-  // Mean jump at the positions `phase` steps after an epoch start; nullopt when none has a window after it.
-  const auto mean_jump = [&](std::size_t phase, std::size_t& count) -> std::optional<double> {
-    double sum = 0.0;
-    count = 0;
+  // Median jump at the positions `phase` steps after an epoch start (a stored order steps up at every
+  // epoch start; one transient that falls on one of several does not make them jump); nullopt when none has
+  // a window after it.
+  const auto median_jump = [&](std::size_t phase, std::size_t& count) -> std::optional<double> {
+    std::vector<double> jumps;
     for (std::size_t t = first_measured + phase; t + window <= n; t += period) {
       if (rate_rises(t)) continue;
-      sum += jump_at(t);
-      ++count;
+      jumps.push_back(jump_at(t));
     }
-    if (count == 0) return std::nullopt;
-    return sum / static_cast<double>(count);
+    count = jumps.size();
+    if (jumps.empty()) return std::nullopt;
+    return median(jumps);
   };
-  const auto at_start = mean_jump(0, test.boundaries);
+  const auto at_start = median_jump(0, test.boundaries);
   if (!at_start) return std::nullopt;
   std::vector<double> others;
   for (std::size_t phase = window; phase + window <= period; ++phase) {
     std::size_t count = 0;
-    if (const auto m = mean_jump(phase, count)) others.push_back(*m);
+    if (const auto m = median_jump(phase, count)) others.push_back(*m);
   }
   if (others.size() < kMinNullPhases) return std::nullopt;
   const double spread = robust_sigma(others);
   if (!(spread > 0.0)) return std::nullopt;
-  test.mean_jump = *at_start;
+  test.jump = *at_start;
   test.null_phases = others.size();
   test.zscore = (*at_start - median(others)) / spread;
   return test;

@@ -13,11 +13,11 @@
 namespace cann_debug::plugins::training_detail {
 
 struct EpochStartJump {
-  double mean_jump = 0.0;          // mean over the epoch starts of the step in the series there
+  double jump = 0.0;               // median over the epoch starts of the step in the series there
   std::size_t boundaries = 0;      // epoch starts measured
   std::size_t first_measured = 0;  // position of the first epoch start with a window before it
   std::size_t null_phases = 0;     // other positions in the epoch the jump was compared with
-  double zscore = 0.0;             // (mean_jump - median of the others) / their robust spread
+  double zscore = 0.0;             // (jump - median of the others) / their robust spread
 };
 
 /// Steps on each side of a position whose medians make the jump there: the median of four is the mean of
@@ -30,8 +30,9 @@ inline constexpr std::size_t kMinWindowsPerEpoch = 4;
 /// Tests `series` (one value per step, every step present; ln(loss)) for a step up at the epoch starts
 /// (positions first_start + k period, k >= 0; 0 when the series starts with an epoch): the jump at a
 /// position t is the median of the `window` values
-/// from t on minus the median of the `window` values before t; the mean jump over the epoch starts is
-/// compared with the mean jump at every other position in the epoch (the same multiples of the period
+/// from t on minus the median of the `window` values before t; the median jump over the epoch starts (a
+/// lone transient on one start of several moves it little) is compared with the median jump at every other
+/// position in the epoch (the same multiples of the period
 /// shifted by a phase at least `window` away from the start), so slow trends, the noise of this run and
 /// whatever its neighbouring steps share cancel. `rate` (empty, or one learning rate per step) leaves out
 /// any position where the rate rises: a warm restart throws the loss up wherever it falls. Needs a period

@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <map>
+#include <optional>
 
 #include "epoch_start_jump.hpp"
 #include "level_noise_margin.hpp"
@@ -13,6 +15,9 @@
 namespace cann_debug::plugins::training_detail {
 namespace {
 
+// A spike at an epoch start is the order's step-up when the other epoch starts step up by at least this
+// share of its log height (median over them).
+constexpr double kRecurringStepShare = 0.25;
 // Fewest rows with a loss before spikes are looked for.
 constexpr std::size_t kMinRows = 10;
 // A spike rises at least 10% above the level before it...
@@ -156,11 +161,12 @@ std::vector<LossSpike> find_loss_spikes(const std::vector<LogRow>& rows) {
     s.start = at[k];
     s.peak = at[k];
     s.base = base;
+    s.back = back_under(base, sigma);
     double peak = std::isfinite(v) ? v : std::numeric_limits<double>::infinity();
     std::size_t j = k + 1;
     for (; j < at.size(); ++j) {
       const double x = *rows[at[j]].loss;
-      if (std::isfinite(x) && x <= back_under(base, sigma)) break;
+      if (std::isfinite(x) && x <= s.back) break;
       const double h = std::isfinite(x) ? x : std::numeric_limits<double>::infinity();
       if (h > peak) peak = h, s.peak = at[j];
     }
@@ -182,12 +188,38 @@ std::vector<LossSpike> spikes_off_epoch_starts(const std::vector<LogRow>& rows,
       spikes.empty())
     return spikes;
   const std::vector<std::int64_t> starts = epoch_start_steps(rows, *steps_per_epoch);
+  // ln(loss) of the rows by step, for the step-up at each epoch start.
+  std::map<std::int64_t, double> log_loss;
+  for (const LogRow& r : rows)
+    if (r.loss && std::isfinite(*r.loss) && *r.loss > 0.0) log_loss[step_of(r)] = std::log(*r.loss);
+  const auto step_up = [&](std::int64_t t) -> std::optional<double> {
+    std::vector<double> before, after;
+    for (std::int64_t k = 1; k <= window; ++k) {
+      const auto b = log_loss.find(t - k), a = log_loss.find(t + k - 1);
+      if (b == log_loss.end() || a == log_loss.end()) return std::nullopt;
+      before.push_back(b->second);
+      after.push_back(a->second);
+    }
+    return median(after) - median(before);
+  };
   std::vector<LossSpike> out;
   for (const LossSpike& s : spikes) {
     const std::int64_t step = step_of(rows[s.start]);
-    const bool at_start = std::any_of(starts.begin(), starts.end(),
-                                      [&](std::int64_t t) { return step > t - window && step < t + window; });
-    if (!(s.recovered && at_start)) out.push_back(s);
+    const auto at = std::find_if(starts.begin(), starts.end(),
+                                 [&](std::int64_t t) { return step > t - window && step < t + window; });
+    if (!s.recovered || at == starts.end()) {
+      out.push_back(s);
+      continue;
+    }
+    // A stored order steps the loss up at every epoch start; a transient that falls on one (a few corrupt
+    // batches) stands alone. Where the other epoch starts show no step-up of a share of its height, it is
+    // a spike after all.
+    std::vector<double> others;
+    for (const std::int64_t t : starts)
+      if (t != *at)
+        if (const auto up = step_up(t)) others.push_back(*up);
+    const double log_height = std::isfinite(s.height) ? std::log1p(s.height) : 0.0;
+    if (!others.empty() && median(others) < kRecurringStepShare * log_height) out.push_back(s);
   }
   return out;
 }
@@ -199,9 +231,10 @@ std::vector<LogRow> rows_outside_recovered_spikes(const std::vector<LogRow>& row
   std::size_t covered = 0, covered_after_warmup = 0;
   for (const LossSpike& s : spikes) {
     if (!s.recovered || !std::isfinite(s.height)) continue;
-    // Cut only a transient: the run kept (after a warm-up spike: went on to) what it had learnt.
-    const double keeps = s.in_warmup ? kLearntAfterWarmupSpike : 1.0 + kBackMargin;
-    if (!(last <= keeps * s.base)) continue;
+    // Cut only a transient: the run kept (after a warm-up spike: went on to) what it had learnt, its final
+    // level back under the level the spike had to come back to (the noise margin of a small batch's loss).
+    const double keeps = s.in_warmup ? kLearntAfterWarmupSpike * s.base : s.back;
+    if (!(last <= keeps)) continue;
     cut.push_back(&s);
     covered += s.end - s.start;
     if (!s.in_warmup) covered_after_warmup += s.end - s.start;

@@ -19,6 +19,7 @@ struct LossSpike {
   std::size_t peak = 0;
   std::size_t end = 0;  // first row back at the level before the spike; rows.size() when it never came back
   double base = 0.0;    // the level before the spike (median of the loss just before it)
+  double back = 0.0;    // the loss it had to come back under: base + the larger of 5% and two noise sigmas
   double height = 0.0;  // peak / base - 1; +inf when the loss became NaN or infinite in it
   bool recovered = false;
   bool in_warmup = false;  // started while the learning rate was still rising, or in the first 5% of rows
@@ -37,7 +38,9 @@ std::vector<LogRow> rows_outside_recovered_spikes(const std::vector<LogRow>& row
 /// row whose epoch differs from the row before, or without epochs in the rows from every steps_per_epoch-th
 /// step) of a run whose epochs are long enough for the epoch-start test (16 steps and more): there the
 /// loss steps up because the order of the data starts again (loss.epoch_start_jump_zscore reads it), which
-/// a spike test sees as a transient; counted as spikes they made a stored order look like a spiky run.
+/// a spike test sees as a transient; counted as spikes they made a stored order look like a spiky run. Such
+/// a spike stays one where the run's other epoch starts step up by less than a quarter of its log height
+/// (median over them): a stored order steps up at every start, a transient that falls on one stands alone.
 std::vector<LossSpike> spikes_off_epoch_starts(const std::vector<LogRow>& rows,
                                                const std::vector<LossSpike>& spikes,
                                                std::optional<std::int64_t> steps_per_epoch);

@@ -138,7 +138,10 @@ class TrainingFeatures final : public Component {
       }
     }
     // The curve features describe the run outside the spikes it recovered from; the spikes have their own.
-    const std::vector<LossSpike> spikes = find_loss_spikes(rows_);
+    // A stored order's step-ups at the epoch starts are no spikes: they stay in the curve (its correlations
+    // are the order's signature).
+    const std::vector<LossSpike> spikes =
+        spikes_off_epoch_starts(rows_, find_loss_spikes(rows_), steps_per_epoch);
     const std::vector<LogRow> curve = rows_outside_recovered_spikes(rows_, spikes);
     add_loss_features(curve, steps_per_epoch, batch_size, features);
     add_loss_shape_features(curve, steps_per_epoch, features);
@@ -154,7 +157,7 @@ class TrainingFeatures final : public Component {
     // The loss operator the trace saw run wins over the loss the config names.
     const std::optional<NamedObjective> traced_objective = trace_objective_.result();
     add_objective_feature(traced_objective ? traced_objective : config_objective_, features);
-    add_loss_spike_features(rows_, spikes_off_epoch_starts(rows_, spikes, steps_per_epoch), features);
+    add_loss_spike_features(rows_, spikes, features);
     add_loss_blowup_feature(rows_, features);
     add_throughput_features(rows_, features);
     place_events_on_steps(events_, rows_);

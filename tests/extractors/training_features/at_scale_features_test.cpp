@@ -94,19 +94,60 @@ TEST(AtScaleFeatures, ARecoveredSpikeIsMeasuredAndCutOutOfTheCurveFeatures) {
   EXPECT_LT(value_of(spiky, "loss.peak_over_first"), 1.0);
 }
 
+TEST(AtScaleFeatures, ASpikeTheRunCameBackFromWithinItsNoiseIsCut) {
+  // A small batch's loss at a low level, with 20% noise from step to step; four corrupt batches at step
+  // 120 throw it up tenfold, and the run settles 25% above where it was (inside its noise, not within 5%).
+  auto run = [](bool spike) {
+    std::vector<json> rows;
+    unsigned x = 4242;
+    auto uniform = [&x] {
+      x = x * 1103515245u + 12345u;
+      return static_cast<double>((x >> 8) & 0xffff) / 65536.0;
+    };
+    for (int i = 1; i <= 240; ++i) {
+      const double z = (uniform() + uniform() + uniform() - 1.5) / 0.5;
+      double level = 0.4 + 2.0 * std::exp(-i / 20.0);
+      if (spike && i > 123) level *= 1.25;
+      double loss = level * std::exp(0.2 * z);
+      if (spike && i >= 120 && i < 124) loss = 10.0 * level;
+      rows.push_back(train_row(i, loss));
+    }
+    return rows;
+  };
+  const FeatureSet spiky = run_extractor({{kRecordsPort, records_of(run(true))}});
+  const FeatureSet calm = run_extractor({{kRecordsPort, records_of(run(false))}});
+  EXPECT_DOUBLE_EQ(value_of(spiky, "loss.spike_count"), 1.0);
+  EXPECT_DOUBLE_EQ(value_of(spiky, "loss.spike_start_step"), 120.0);
+  // Left in the curve, four elevated rows in a row read as neighbouring batches alike (lag-1 about 0.5).
+  EXPECT_NEAR(value_of(spiky, "loss.residual_lag1_autocorr"), value_of(calm, "loss.residual_lag1_autocorr"),
+              0.1);
+}
+
 TEST(AtScaleFeatures, AStepUpWhereTheEpochStartsAgainIsNoSpike) {
-  // 40-step epochs; the loss jumps 60% and comes back at the start of the third epoch (a stored order
-  // starting again) and at step 130, inside the fourth.
+  // 40-step epochs; the loss jumps 60% and comes back at the start of every epoch after the first (a
+  // stored order starting again) and at step 130, inside the fourth.
   std::vector<json> rows = smooth_run(200);
   for (json& r : rows) r["epoch"] = (r["step"].get<int>() - 1) / 40;
-  for (int first : {81, 130})
+  for (int first : {41, 81, 121, 161, 130})
     for (int i = first; i < first + 6; ++i) rows[static_cast<std::size_t>(i - 1)]["loss"] = 1.6 * curve(i);
   const FeatureSet set = run_extractor({{kRecordsPort, records_of(rows)}});
   EXPECT_DOUBLE_EQ(value_of(set, "loss.spike_count"), 1.0);
   EXPECT_DOUBLE_EQ(value_of(set, "loss.spike_start_step"), 130.0);
-  // Without epochs in the log both are spikes.
-  for (json& r : rows) r.erase("epoch");
-  EXPECT_DOUBLE_EQ(value_of(run_extractor({{kRecordsPort, records_of(rows)}}), "loss.spike_count"), 2.0);
+  // Without epochs in the log all are spikes (too many to cut: the count says so).
+  std::vector<json> no_epochs = rows;
+  for (json& r : no_epochs) r.erase("epoch");
+  EXPECT_DOUBLE_EQ(value_of(run_extractor({{kRecordsPort, records_of(no_epochs)}}), "loss.spike_count"), 5.0);
+}
+
+TEST(AtScaleFeatures, ATransientThatFallsOnOneEpochStartIsASpike) {
+  // A few corrupt batches at the start of the third epoch: the other epoch starts do not step up, so it
+  // is no stored order starting again.
+  std::vector<json> rows = smooth_run(200);
+  for (json& r : rows) r["epoch"] = (r["step"].get<int>() - 1) / 40;
+  for (int i = 81; i < 84; ++i) rows[static_cast<std::size_t>(i - 1)]["loss"] = 5.0 * curve(i);
+  const FeatureSet set = run_extractor({{kRecordsPort, records_of(rows)}});
+  EXPECT_DOUBLE_EQ(value_of(set, "loss.spike_count"), 1.0);
+  EXPECT_DOUBLE_EQ(value_of(set, "loss.spike_start_step"), 81.0);
 }
 
 /// A small-batch run: at chance level (2.3, calm) for 40 steps, then learning down to about 0.5, with

@@ -40,7 +40,7 @@ TEST(EpochStartJump, OneEpochStartShowsAStoredOrder) {
   ASSERT_TRUE(test);
   EXPECT_EQ(test->boundaries, 1u);
   EXPECT_EQ(test->null_phases, 200u - 2 * training_detail::kEpochStartWindow + 1);
-  EXPECT_GT(test->mean_jump, 0.2);
+  EXPECT_GT(test->jump, 0.2);
   EXPECT_GT(test->zscore, 4.0);
 }
 
