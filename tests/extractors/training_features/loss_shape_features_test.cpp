@@ -159,20 +159,30 @@ TEST(LossShapeFeatures, TwoOutlyingBatchesOneEpochApartAreNoRepetition) {
   EXPECT_LT(value_of(set, "loss.epoch_lag_zscore"), 3.0);
 }
 
+// `epochs` epochs of 40 steps in a reused order: each position of the epoch has its own kind of batch (a
+// standard normal draw, the same every epoch). `fill(step, kind, noise)` makes the row of a step, `noise()`
+// a standard normal draw.
+template <class Fill>
+std::vector<json> reused_order_rows(int epochs, unsigned seed, Fill fill) {
+  std::mt19937 gen(seed);
+  std::normal_distribution<double> normal(0.0, 1.0);
+  std::vector<double> kind(40);
+  for (double& k : kind) k = normal(gen);
+  const auto noise = [&] { return normal(gen); };
+  std::vector<json> rows;
+  for (int i = 0; i < 40 * epochs; ++i)
+    rows.push_back(fill(i, kind[static_cast<std::size_t>(i % 40)], noise));
+  return rows;
+}
+
 TEST(LossShapeFeatures, TheGradientNormOfTheSameBatchesIsASecondLook) {
   // 3 epochs of 40 steps in a reused order: each position's batch has its own difficulty, which shows
   // weakly in the loss and clearly in the gradient norm. The two epoch-lag tests combine as Stouffer's.
-  std::mt19937 gen(11);
-  std::normal_distribution<double> difficulty(0.0, 1.0), noise(0.0, 1.0);
-  std::vector<double> per_position(40);
-  for (double& d : per_position) d = difficulty(gen);
-  std::vector<json> rows;
-  for (int i = 0; i < 120; ++i) {
-    const double d = per_position[static_cast<std::size_t>(i % 40)];
-    json r = row(i, 0.5 + 1.5 * std::exp(-i / 40.0) + 0.01 * (0.3 * d + noise(gen)), i / 40);
-    r["grad_norm"] = std::exp(0.2 * d + 0.05 * noise(gen));
-    rows.push_back(r);
-  }
+  std::vector<json> rows = reused_order_rows(3, 11, [](int i, double d, const auto& noise) {
+    json r = row(i, 0.5 + 1.5 * std::exp(-i / 40.0) + 0.01 * (0.3 * d + noise()), i / 40);
+    r["grad_norm"] = std::exp(0.2 * d + 0.05 * noise());
+    return r;
+  });
   const FeatureSet set = run_extractor({{kRecordsPort, records_of(rows)}});
   const double loss_z = value_of(set, "loss.epoch_lag_zscore");
   const double grad_z = value_of(set, "grad_norm.epoch_lag_zscore");
@@ -191,21 +201,15 @@ TEST(LossShapeFeatures, TheOutputBiasOfTheSameClassMixIsAThirdLook) {
   // 4 epochs of 40 steps behind a shuffle buffer: each position of the epoch draws from its own few classes,
   // which barely moves the loss or the gradient norm but pulls the output layer's bias the same way at the
   // same position every epoch. The position tests of the three series combine as Stouffer's.
-  std::mt19937 gen(5);
-  std::normal_distribution<double> mix(0.0, 1.0), noise(0.0, 1.0);
-  std::vector<double> per_position(40);
-  for (double& m : per_position) m = mix(gen);
-  std::vector<json> rows;
-  for (int i = 0; i < 160; ++i) {
-    const double m = per_position[static_cast<std::size_t>(i % 40)];
-    json r = row(i, 0.5 + 1.5 * std::exp(-i / 40.0) + 0.02 * noise(gen), i / 40);
-    r["grad_norm"] = std::exp(0.1 * noise(gen));
+  std::vector<json> rows = reused_order_rows(4, 5, [](int i, double m, const auto& noise) {
+    json r = row(i, 0.5 + 1.5 * std::exp(-i / 40.0) + 0.02 * noise(), i / 40);
+    r["grad_norm"] = std::exp(0.1 * noise());
     r["layer_grad_norms"] = {{"embed.weight", 0.3},
                              {"embed.bias", 0.1},
                              {"head.weight", 0.8},
-                             {"head.bias", 0.2 * std::exp(0.5 * m + 0.1 * noise(gen))}};
-    rows.push_back(r);
-  }
+                             {"head.bias", 0.2 * std::exp(0.5 * m + 0.1 * noise())}};
+    return r;
+  });
   const FeatureSet set = run_extractor({{kRecordsPort, records_of(rows)}});
   const double loss_z = value_of(set, "loss.epoch_position_zscore");
   const double grad_z = value_of(set, "grad_norm.epoch_position_zscore");
