@@ -19,11 +19,11 @@ unshuffled_data, batch_too_small, loss_spike. `--set KEY=VALUE` is applied after
 Configuration keys (config.json; --set takes dotted keys): dataset.name/num_samples/label_noise,
 model.type/width/depth/act/norm/init_gain/dropout, optimizer.name/momentum/nesterov/weight_decay, lr (a
 number, {"times_default": k} or {"times_divergence": k}: k times the rate at which a short LR range test of
-this model, optimizer and data diverges), lr_schedule.kind
-(constant|step|cosine|warmup|linear|exponential) with step_size/gamma/warmup_steps, batch_size, steps, data_order (faultlib/data_order.py ORDERS), shuffle_buffer,
-clip_threshold (null, a number or {"times_initial_grad_norm": f}), data_corruption ({"at_fraction": f,
-"batches": n, "input_gain": g}: n consecutive batches from step f * steps on reach the model as corrupt
-records, noise of g times the inputs' spread, with their labels), num_threads.
+this model, optimizer and data diverges), lr_schedule.kind (constant|step|cosine|warmup|linear|exponential)
+with step_size/gamma/warmup_steps, batch_size, steps, data_order (faultlib/data_order.py ORDERS),
+shuffle_buffer, clip_threshold (null, a number or {"times_initial_grad_norm": f}), data_corruption
+({"at_fraction": f, "batches": n, "input_gain": g}: n consecutive batches from step f * steps on reach the
+model as corrupt records, noise of g times the inputs' spread, with their labels), num_threads.
 """
 import math
 import os

@@ -80,11 +80,11 @@ def _batch_too_small(config, magnitude, rng):
 
 
 @register("loss_spike", "training",
-          "a few batches of records that skipped the input normalisation (a shard written raw) mid-run")
+          "a few consecutive batches of corrupt records (a damaged shard) let through mid-run")
 def _loss_spike(config, magnitude, rng):
-    # A shard whose records were written without the pipeline's standardisation: its batches reach the
-    # model with inputs several times their usual scale. The loss jumps on them and the large update they
-    # make throws the next steps off; the run recovers as the ordinary batches come back.
+    # A damaged shard whose records decode as noise (at several times the inputs' spread) but keep their
+    # labels: the loss jumps on its batches and the large update they make throws the next steps off; the
+    # run recovers as the ordinary batches come back.
     # At least two batches: a loss up for one row is one hard batch, which the diagnosis counts as a minor
     # spike and no fault (docs/features-training.md, "Spikes").
     batches, gain = pick(magnitude, (2, 4.0), (3, 8.0), (4, 16.0))

@@ -68,8 +68,9 @@ bool layer_name_less(const std::string& a, const std::string& b);
 /// Every parameter any row logs a gradient norm for (`layer_grad_norms`), in network order.
 std::vector<std::string> logged_layers(const std::vector<LogRow>& rows);
 
-/// The name of the output layer's bias: the last logged parameter in network order must be of a module that
-/// also logs "<module>.bias"; nullopt otherwise.
+/// The name of the output layer's bias: the last module in network order that model code names a classifier
+/// (head, fc, classifier, lm_head, output, logits, score, out) and that logs "<module>.bias", else the
+/// module of the last logged parameter, which must log one; nullopt otherwise.
 std::optional<std::string> output_layer_bias(const std::vector<LogRow>& rows);
 
 }  // namespace cann_debug::plugins::training_detail
