@@ -31,6 +31,7 @@ void parse_transforms(const KbNode& node, ParameterSource& s) {
   if (node.has("offset")) s.offset = node.child("offset").number();
   if (node.has("reciprocal")) s.reciprocal = node.child("reciprocal").boolean();
   if (node.has("pow10")) s.pow10 = node.child("pow10").boolean();
+  if (node.has("multiply_by")) s.multiply_by.push_back(parse_source(node.child("multiply_by"), false));
   if (node.has("divide_by")) s.divide_by.push_back(parse_source(node.child("divide_by"), false));
 }
 
@@ -38,7 +39,7 @@ ParameterSource parse_source(const KbNode& node, bool allow_default) {
   node.object();
   ParameterSource s;
   if (node.has("default")) {
-    if (!allow_default) node.fail("a source with \"from\" (a default cannot be divided by)");
+    if (!allow_default) node.fail("a source with \"from\" (a default cannot multiply or divide)");
     node.only_keys({"default"});
     s.kind = ParameterSource::Kind::kDefault;
     s.default_value = node.child("default").json();
@@ -49,7 +50,8 @@ ParameterSource parse_source(const KbNode& node, bool allow_default) {
   const KbNode from = node.child("from");
   const std::string kind = from.string();
   if (kind == "feature") {
-    node.only_keys({"from", "feature", "labels", "scale", "offset", "reciprocal", "pow10", "divide_by"});
+    node.only_keys(
+        {"from", "feature", "labels", "scale", "offset", "reciprocal", "pow10", "multiply_by", "divide_by"});
     s.kind = ParameterSource::Kind::kFeature;
     s.name = node.child("feature").non_empty_string();
     if (node.has("labels")) {
@@ -73,17 +75,18 @@ ParameterSource parse_source(const KbNode& node, bool allow_default) {
     }
     return s;
   } else if (kind == "config") {
-    node.only_keys({"from", "key", "scale", "offset", "reciprocal", "pow10", "divide_by"});
+    node.only_keys({"from", "key", "scale", "offset", "reciprocal", "pow10", "multiply_by", "divide_by"});
     s.kind = ParameterSource::Kind::kConfig;
     s.name = node.child("key").non_empty_string();
   } else if (kind == "diagnosis") {
-    node.only_keys({"from", "field", "scale", "offset", "reciprocal", "pow10", "divide_by"});
+    node.only_keys({"from", "field", "scale", "offset", "reciprocal", "pow10", "multiply_by", "divide_by"});
     s.kind = ParameterSource::Kind::kDiagnosis;
     const KbNode field = node.child("field");
     s.name = field.string();
     if (!kDiagnosisFields.contains(s.name)) field.fail("one of \"confidence\", \"root_cause\", \"scenario\"");
   } else if (kind == "evidence") {
-    node.only_keys({"from", "kind", "field", "scale", "offset", "reciprocal", "pow10", "divide_by"});
+    node.only_keys(
+        {"from", "kind", "field", "scale", "offset", "reciprocal", "pow10", "multiply_by", "divide_by"});
     s.kind = ParameterSource::Kind::kEvidence;
     s.name = node.child("kind").non_empty_string();
     s.field = "id";
@@ -93,7 +96,7 @@ ParameterSource parse_source(const KbNode& node, bool allow_default) {
       if (!kEvidenceFields.contains(s.field)) field.fail("one of \"id\", \"first_step\", \"last_step\"");
     }
   } else if (kind == "details") {
-    node.only_keys({"from", "pointer", "scale", "offset", "reciprocal", "pow10", "divide_by"});
+    node.only_keys({"from", "pointer", "scale", "offset", "reciprocal", "pow10", "multiply_by", "divide_by"});
     s.kind = ParameterSource::Kind::kDetails;
     const KbNode pointer = node.child("pointer");
     s.name = pointer.string();

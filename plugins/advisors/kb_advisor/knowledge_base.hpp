@@ -22,8 +22,9 @@ struct ParameterSource {
   std::string evidence_kind;                  // feature_evidence: kind of the feature's evidence reference
   std::string field;                          // evidence, feature_evidence: "id", "first_step" or "last_step"
   nlohmann::json default_value;               // kDefault: used as written
-  // Transforms of a numeric value, in this order: divide_by, reciprocal, pow10, scale, offset.
-  std::vector<ParameterSource> divide_by;  // at most one; a source without fallback
+  // Transforms of a numeric value, in this order: multiply_by, divide_by, reciprocal, pow10, scale, offset.
+  std::vector<ParameterSource> multiply_by;  // at most one; a source without fallback
+  std::vector<ParameterSource> divide_by;    // at most one; a source without fallback
   bool reciprocal = false;
   bool pow10 = false;
   double scale = 1.0;

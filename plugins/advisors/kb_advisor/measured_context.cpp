@@ -84,7 +84,8 @@ std::optional<json> raw_value(const ParameterSource& s, const MeasuredContext& c
 }
 
 bool has_transforms(const ParameterSource& s) {
-  return !s.divide_by.empty() || s.reciprocal || s.pow10 || s.scale != 1.0 || s.offset != 0.0;
+  return !s.multiply_by.empty() || !s.divide_by.empty() || s.reciprocal || s.pow10 || s.scale != 1.0 ||
+         s.offset != 0.0;
 }
 
 double round_to(double x, int decimals) {
@@ -137,6 +138,11 @@ std::optional<json> resolve_source(const ParameterSource& s, const MeasuredConte
   if (!value || s.kind == ParameterSource::Kind::kDefault || !has_transforms(s)) return value;
   if (!value->is_number()) return std::nullopt;  // transforms need a number
   double x = value->get<double>();
+  if (!s.multiply_by.empty()) {
+    const std::optional<json> m = resolve_source(s.multiply_by.front(), c);
+    if (!m || !m->is_number()) return std::nullopt;
+    x *= m->get<double>();
+  }
   if (!s.divide_by.empty()) {
     const std::optional<json> d = resolve_source(s.divide_by.front(), c);
     if (!d || !d->is_number() || d->get<double>() == 0.0) return std::nullopt;

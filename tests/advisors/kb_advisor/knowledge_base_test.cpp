@@ -86,6 +86,7 @@ std::vector<FeatureSet> all_features() {
     for (const auto& [name, p] : t.parameters)
       for (const auto& s : p.sources) {
         add(s);
+        for (const auto& m : s.multiply_by) add(m);
         for (const auto& d : s.divide_by) add(d);
       }
   return {set};

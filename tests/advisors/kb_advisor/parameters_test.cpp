@@ -94,6 +94,19 @@ TEST(KbAdvisorParameters, DivideByAnotherSource) {
             "global_batch_size // world_size");
 }
 
+TEST(KbAdvisorParameters, MultiplyByAnotherSource) {
+  // A warm-up in batches of 1, 2, ..., B, twice over, is B(B+1) requests: every batch size gets the
+  // profiling call and the optimising call of TorchScript's executor before live traffic.
+  const json four = {{"max_batch_size", 4}};
+  EXPECT_EQ(param("warm_up_before_serving", "warmup", {}, &four)->get<int>(), 20);
+  const json one = {{"max_batch_size", 1}};  // 2 requests, raised to the minimum of 10
+  EXPECT_EQ(param("warm_up_before_serving", "warmup", {}, &one)->get<int>(), 10);
+  const json sixteen = {{"max_batch_size", 16}};  // 272, capped
+  EXPECT_EQ(param("warm_up_before_serving", "warmup", {}, &sixteen)->get<int>(), 200);
+  const json unknown = json::object();
+  EXPECT_EQ(param("warm_up_before_serving", "warmup", {}, &unknown)->get<int>(), 20);
+}
+
 TEST(KbAdvisorParameters, EvidenceOfTheRootCauseThenOfTheFeature) {
   FeatureSet set = test::run_features({{"comm.link_bandwidth_ratio", 0.3}});
   set.features[0].evidence.push_back({"link", "hccs2->3", kNoTimestamp, kNoTimestamp, -1, -1});
