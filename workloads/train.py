@@ -14,7 +14,8 @@ grad_norm before clipping, lr, clip_threshold, layer_grad_norms); torch.profiler
 shapes, into trace.json; /proc is sampled into host_metrics.jsonl.
 
 Faults (faultlib/training_faults.py): lr_too_high, grad_clip_too_low, gradient_explosion, vanishing_gradient,
-unshuffled_data, batch_too_small, loss_spike. `--set KEY=VALUE` is applied after the fault: it wins over it.
+unshuffled_data, batch_too_small, loss_spike, loss_scale_overflow. `--set KEY=VALUE` is applied after the fault: it
+wins over it.
 
 Configuration keys (config.json; --set takes dotted keys): dataset.name/num_samples/label_noise,
 model.type/width/depth/act/norm/init_gain/dropout, optimizer.name/momentum/nesterov/weight_decay, lr (a
@@ -23,7 +24,10 @@ this model, optimizer and data diverges), lr_schedule.kind (constant|step|cosine
 with step_size/gamma/warmup_steps, batch_size, steps, data_order (faultlib/data_order.py ORDERS),
 shuffle_buffer, clip_threshold (null, a number or {"times_initial_grad_norm": f}), data_corruption
 ({"at_fraction": f, "batches": n, "input_gain": g}: n consecutive batches from step f * steps on reach the
-model as corrupt records, noise of g times the inputs' spread, with their labels), num_threads.
+model as corrupt records, noise of g times the inputs' spread, with their labels), num_threads, fp16 / bf16
+(half-precision gradients, faultlib/mixed_precision.py) with initial_loss_scale, min_loss_scale,
+loss_scale_window and hysteresis (fp16's dynamic loss scaler; rows then log loss_scale and
+skipped_iterations).
 """
 import math
 import os
@@ -35,7 +39,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import torch  # noqa: E402
 
 from faultlib import casefolder, data_order, datasets, injector, models, options, trace_export  # noqa: E402
-from faultlib import training_faults  # noqa: E402
+from faultlib import mixed_precision, training_faults  # noqa: E402
 from faultlib.hostmetrics import HostSampler  # noqa: E402
 
 # A learning rate that trains the workloads' models well with each optimizer (the "default" a fault
@@ -64,6 +68,8 @@ def default_config(seed):
         "shuffle_buffer": None,
         "drop_last": True,
         "num_threads": 1,
+        "fp16": False,
+        "bf16": False,
         "seed": seed,
     }
 
@@ -279,6 +285,7 @@ def run(config, folder):
         corruption["steps"] = sorted(corrupt_steps)
         noise_gen = torch.Generator().manual_seed(config["seed"] + 5)
     config["data_corruption"] = corruption
+    precision = mixed_precision.GradientPrecision(config)
     losses, clipped = [], 0
     with HostSampler(os.path.join(folder, "host_metrics.jsonl")), \
             casefolder.JsonLines(os.path.join(folder, "metrics.jsonl")) as log, prof:
@@ -297,30 +304,39 @@ def run(config, folder):
             opt.zero_grad()
             with torch.profiler.record_function("forward"):
                 loss = loss_fn(model(xb), yb)
+            scale = precision.scale
             with torch.profiler.record_function("backward"):
-                loss.backward()
+                precision.scaled(loss).backward()
             with torch.profiler.record_function("optimizer_step"):
-                layers = grad_norms(model)
-                g = total_norm(layers)
-                if clip is not None:
-                    torch.nn.utils.clip_grad_norm_(model.parameters(), clip)
-                    clipped += g > clip
-                opt.step()
+                applied = precision.unscale(model)
+                # A skipped iteration's gradients overflowed: no norm of them is logged (Megatron logs
+                # none either), and no update is made.
+                layers = grad_norms(model) if applied else {}
+                g = total_norm(layers) if applied else None
+                if applied:
+                    if clip is not None:
+                        torch.nn.utils.clip_grad_norm_(model.parameters(), clip)
+                        clipped += g > clip
+                    opt.step()
             losses.append(loss.item())
             log.write({"step": step, "time": round(time.time(), 6), "epoch": epoch, "loss": loss.item(),
                        "grad_norm": g, "lr": lr, "clip_threshold": config["clip_threshold"],
-                       "layer_grad_norms": layers})
+                       "layer_grad_norms": layers, **precision.log_fields(scale, applied)})
             prof.step()
-    return losses, clipped
+    return losses, clipped, precision
 
 
-def measured(losses, clipped):
+def measured(losses, clipped, precision):
     finite = [v for v in losses if math.isfinite(v)]
     edge = max(1, len(losses) // 10)
     head = sorted(v for v in losses[:edge] if math.isfinite(v))
     tail = sorted(v for v in losses[-edge:] if math.isfinite(v))
     out = {"steps": len(losses), "nonfinite_loss_steps": len(losses) - len(finite),
            "clipped_steps_fraction": round(clipped / max(1, len(losses)), 3)}
+    if precision.scaler:
+        out.update({"skipped_iterations": precision.skipped,
+                    "skipped_fraction": round(precision.skipped / max(1, len(losses)), 3),
+                    "final_loss_scale": precision.scale})
     if head and tail:
         out.update({"loss_init": round(head[len(head) // 2], 4), "loss_last": round(tail[len(tail) // 2], 4),
                     "loss_last_over_init": round(tail[len(tail) // 2] / max(head[len(head) // 2], 1e-12), 3)})
@@ -348,9 +364,9 @@ def main(argv=None):
         "threads": config["num_threads"],
         "magnitude": args.magnitude if args.fault != "none" else "none",
     }
-    losses, clipped = run(config, args.output)
+    losses, clipped, precision = run(config, args.output)
     root = "healthy" if args.fault == "none" else args.fault
-    m = measured(losses, clipped)
+    m = measured(losses, clipped, precision)
     notes = (f"Measured: loss {m.get('loss_init')} -> {m.get('loss_last')} (ratio {m.get('loss_last_over_init')}), "
              f"{m['nonfinite_loss_steps']} non-finite steps of {m['steps']}, "
              f"{round(100 * m['clipped_steps_fraction'])}% of the steps clipped.")

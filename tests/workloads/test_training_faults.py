@@ -364,10 +364,6 @@ class TrainRunTest(unittest.TestCase):
         self.assertNotIn("replaced_by_set", training_faults.as_run("lr_too_high", params, config))
 
 
-if __name__ == "__main__":
-    unittest.main()
-
-
 class LossSpikeFaultTest(unittest.TestCase):
     """loss_spike changes the program (a loader that lets a few batches of corrupt records through mid-run)
     and its runs show the symptom the label names: the loss jumps, then recovers."""
@@ -392,3 +388,59 @@ class LossSpikeFaultTest(unittest.TestCase):
         self.assertIsNone(config["data_corruption"])
         self.assertEqual(training_faults.as_run("loss_spike", params, config)["replaced_by_set"],
                          {"data_corruption": None})
+
+
+class LossScaleOverflowFaultTest(unittest.TestCase):
+    """loss_scale_overflow changes the program (fp16 gradients under a dynamic loss scaler that grows its
+    scale again after a few clean iterations) and its runs skip the iterations whose gradients overflowed."""
+
+    SETS = ["--set", "steps=120", "--set", "dataset.name=breast_cancer", "--set", "model.type=mlp"]
+
+    def test_the_scaler_keeps_growing_into_overflow_and_skips(self):
+        rows, config, expected, _ = run_train(self, ["--fault", "loss_scale_overflow", "--magnitude", "strong",
+                                                     "--seed", "3", *self.SETS])
+        self.assertTrue(config["fp16"])
+        self.assertEqual(config["loss_scale_window"], 1)
+        skipped = [r for r in rows if r["skipped_iterations"]]
+        # Window 1, no hysteresis: once the scale has climbed to where the gradients overflow, every second
+        # iteration overflows, is skipped and halves the scale; the clean one doubles it again.
+        self.assertGreater(len(skipped), 0.4 * len(rows))
+        for r in skipped:
+            self.assertIsNone(r["grad_norm"])  # no update, no norm logged
+        for a, b in zip(rows, rows[1:]):
+            self.assertEqual(b["loss_scale"], a["loss_scale"] / 2 if a["skipped_iterations"] else
+                             a["loss_scale"] * 2)
+        self.assertEqual(expected["measured"]["skipped_iterations"], len(skipped))
+
+    def test_a_healthy_fp16_run_keeps_its_scale_and_bf16_has_none(self):
+        rows, config, expected, _ = run_train(self, ["--fault", "none", "--seed", "3", "--set", "fp16=true",
+                                                     *self.SETS])
+        self.assertEqual(config["loss_scale_window"], 1000)
+        self.assertEqual(sum(r["skipped_iterations"] for r in rows), expected["measured"]["skipped_iterations"])
+        self.assertLess(expected["measured"]["skipped_fraction"], 0.05)
+        rows, config, _, _ = run_train(self, ["--fault", "none", "--seed", "3", "--set", "bf16=true", *self.SETS])
+        self.assertNotIn("loss_scale", rows[0])
+        self.assertNotIn("loss_scale_window", config)
+
+    def test_overflow_is_what_float16_cannot_hold(self):
+        from faultlib import mixed_precision
+        model = torch.nn.Linear(2, 1)
+        config = {"fp16": True, "hysteresis": 1, "initial_loss_scale": 1024.0}
+        p = mixed_precision.GradientPrecision(config)
+        # The gradients of the scaled loss, as backward leaves them: 70000 is beyond float16's 65504.
+        model.weight.grad = torch.tensor([[1.0, 70000.0]])
+        model.bias.grad = torch.tensor([0.5])
+        self.assertFalse(p.unscale(model))
+        self.assertEqual(p.scale, 512.0)
+        model.weight.grad = torch.tensor([[1.0, 2.0]]) * 512.0
+        self.assertTrue(p.unscale(model))
+        self.assertTrue(torch.equal(model.weight.grad, torch.tensor([[1.0, 2.0]])))  # unscaled
+
+    def test_fp16_and_bf16_together_is_a_usage_error(self):
+        config, _ = faulted("loss_scale_overflow", "weak", ["bf16=true"])
+        with self.assertRaises(SystemExit):
+            train.mixed_precision.settings(config)
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -93,6 +93,19 @@ def _loss_spike(config, magnitude, rng):
     return {"corrupt_batches": batches, "input_gain": gain, "at_fraction": at}
 
 
+@register("loss_scale_overflow", "training",
+          "fp16 with a dynamic loss scaler told to grow its scale again after a few clean iterations: the "
+          "scale climbs back into overflow as soon as it has backed off, and every few iterations is skipped")
+def _loss_scale_overflow(config, magnitude, rng):
+    # Megatron's --loss-scale-window (GradScaler's growth_interval) is the number of clean iterations
+    # before the scale doubles; at 1-8 instead of the customary 1000-2000, with no hysteresis, the scale
+    # oscillates between the largest level the gradients fit in and the next, which overflows: one
+    # iteration in window + 1 is skipped (50% at 1, 11% at 8).
+    window = pick(magnitude, 8, 4, 1)
+    config.update({"fp16": True, "bf16": False, "loss_scale_window": window, "hysteresis": 1})
+    return {"precision": "fp16", "loss_scale_window": window, "hysteresis": 1}
+
+
 def as_run(fault_id, fault_params, config):
     """`fault_params` as the run will use them. `--set` is applied after the fault and wins over it, so a
     matrix that sets `data_order` or `batch_size` itself (or a fix tried on the faulted program) changes
@@ -109,6 +122,9 @@ def as_run(fault_id, fault_params, config):
         out["replaced_by_set"] = {"lr": config.get("lr")}
     elif fault_id == "grad_clip_too_low" and not isinstance(config.get("clip_threshold"), dict):
         out["replaced_by_set"] = {"clip_threshold": config.get("clip_threshold")}
+    if fault_id == "loss_scale_overflow":
+        out.update({"precision": "fp16" if config.get("fp16") else "bf16" if config.get("bf16") else "fp32",
+                    "loss_scale_window": config.get("loss_scale_window"), "hysteresis": config.get("hysteresis")})
     if fault_id == "loss_spike" and not config.get("data_corruption"):
         out["replaced_by_set"] = {"data_corruption": config.get("data_corruption")}
     return out

@@ -19,6 +19,39 @@ constexpr double kStartupShare = 0.05;
 constexpr std::size_t kMinWindow = 3;
 constexpr std::size_t kWindowDivisor = 20;
 
+// A dynamic loss scaler's search for its level: it starts high (2^32 in Megatron, 2^16 in DeepSpeed and
+// GradScaler) and backs off on every overflow (every `hysteresis` overflows) until the gradients fit. The
+// iterations it skips on that way down, before its first clean iteration, are no fault (a 2^32 start with
+// hysteresis 2 skips about 34). Left out only where a clean iteration follows: a scaler that never finds a
+// level skips every iteration, and all of them count.
+struct Calibration {
+  std::size_t rows = 0;    // leading rows with skips, a row without skips after them
+  double skipped = 0.0;    // the iterations those rows skipped
+  std::size_t events = 0;  // leading overflow events on consecutive steps from the log's start
+};
+
+Calibration scaler_calibration(const std::vector<LogRow>& rows, std::vector<std::int64_t> overflow_steps) {
+  Calibration c;
+  std::size_t lead = 0;
+  while (lead < rows.size() && rows[lead].skipped_iterations && *rows[lead].skipped_iterations > 0) ++lead;
+  const bool clean_row_follows = lead < rows.size() && rows[lead].skipped_iterations;
+  if (lead > 0 && clean_row_follows) {
+    c.rows = lead;
+    for (std::size_t i = 0; i < lead; ++i) c.skipped += *rows[i].skipped_iterations;
+  }
+  if (overflow_steps.empty() || rows.empty()) return c;
+  std::sort(overflow_steps.begin(), overflow_steps.end());
+  std::int64_t first = step_of(rows.front());
+  for (const LogRow& r : rows) first = std::min(first, step_of(r));
+  if (overflow_steps.front() > first + 1) return c;  // the first iterations were clean: no search
+  std::size_t run = 1;
+  while (run < overflow_steps.size() && overflow_steps[run] == overflow_steps[run - 1] + 1) ++run;
+  std::int64_t last = first;
+  for (const LogRow& r : rows) last = std::max(last, step_of(r));
+  if (overflow_steps[run - 1] < last) c.events = run;  // a clean iteration follows the run
+  return c;
+}
+
 }  // namespace
 
 void add_throughput_features(const std::vector<LogRow>& rows, FeatureList& out) {
@@ -76,33 +109,38 @@ void add_loss_scale_features(const std::vector<LogRow>& rows, const std::vector<
   }
   // Iterations the log covers: from its first to its last step (rows are one log interval apart).
   std::optional<std::int64_t> lo, hi;
-  double skipped = 0.0;
   bool counted = false;
-  std::vector<EvidenceRef> refs;
   for (std::size_t i = 0; i < rows.size(); ++i) {
     const std::int64_t s = step_of(rows[i]);
     lo = std::min(lo.value_or(s), s);
     hi = std::max(hi.value_or(s), s);
-    if (rows[i].skipped_iterations) {
-      counted = true;
-      if (*rows[i].skipped_iterations > 0) {
-        skipped += *rows[i].skipped_iterations;
-        if (refs.size() < 8) refs.push_back(row_ref(rows, i, "skipped_iterations"));
-      }
-    }
+    counted = counted || rows[i].skipped_iterations.has_value();
   }
-  std::size_t overflows = 0;
+  std::vector<std::int64_t> overflow_steps;
   for (const LogEvent& e : events)
-    if (e.event == "overflow_skip") {
-      ++overflows;
-      if (refs.size() < 8)
-        refs.push_back({"step", "overflow_skip", kNoTimestamp, kNoTimestamp, e.step, e.step});
+    if (e.event == "overflow_skip") overflow_steps.push_back(e.step);
+  if ((!counted && overflow_steps.empty()) || !lo) return;  // the log says nothing about skipped iterations
+  const Calibration calibration = scaler_calibration(rows, overflow_steps);
+  double skipped = 0.0;
+  std::vector<EvidenceRef> refs;
+  for (std::size_t i = calibration.rows; i < rows.size(); ++i)
+    if (rows[i].skipped_iterations && *rows[i].skipped_iterations > 0) {
+      skipped += *rows[i].skipped_iterations;
+      if (refs.size() < 8) refs.push_back(row_ref(rows, i, "skipped_iterations"));
     }
-  if ((!counted && overflows == 0) || !lo) return;  // the log says nothing about skipped iterations
-  const double iterations = std::max(static_cast<double>(*hi - *lo + 1), static_cast<double>(rows.size()));
+  std::sort(overflow_steps.begin(), overflow_steps.end());
+  for (std::size_t i = calibration.events; i < overflow_steps.size() && refs.size() < 8; ++i)
+    refs.push_back(
+        {"step", "overflow_skip", kNoTimestamp, kNoTimestamp, overflow_steps[i], overflow_steps[i]});
+  const double overflows = static_cast<double>(overflow_steps.size() - calibration.events);
+  // The calibration's skipped iterations leave the count and the iterations alike.
+  const double left_out = std::max(calibration.skipped, static_cast<double>(calibration.events));
+  const double iterations =
+      std::max(static_cast<double>(*hi - *lo + 1), static_cast<double>(rows.size())) - left_out;
+  if (!(iterations > 0.0)) return;
   // Megatron counts skips per interval; DeepSpeed logs each one: whichever says more.
-  out.add("log.skipped_iteration_fraction",
-          std::min(1.0, std::max(skipped, static_cast<double>(overflows)) / iterations), "ratio", refs);
+  out.add("log.skipped_iteration_fraction", std::min(1.0, std::max(skipped, overflows) / iterations), "ratio",
+          refs);
 }
 
 }  // namespace cann_debug::plugins::training_detail

@@ -15,7 +15,8 @@ namespace cann_debug::plugins::training_detail {
 void add_throughput_features(const std::vector<LogRow>& rows, FeatureList& out);
 
 /// loss_scale.initial_log2, loss_scale.min_log2 and log.skipped_iteration_fraction (Megatron's skipped
-/// counters and DeepSpeed's overflow events over the iterations the log covers).
+/// counters and DeepSpeed's overflow events over the iterations the log covers, the dynamic scaler's
+/// search for its level at the start left out of both).
 void add_loss_scale_features(const std::vector<LogRow>& rows, const std::vector<LogEvent>& events,
                              FeatureList& out);
 

@@ -304,6 +304,51 @@ TEST(AtScaleFeatures, TheLossScaleFloorAndTheSkippedIterations) {
   EXPECT_NEAR(value_of(set, "log.skipped_iteration_fraction"), 100.0 / 491.0, 1e-12);
 }
 
+/// A per-iteration fp16 log: `calibration` skips from an initial scale of 2^32 (one halving per two,
+/// hysteresis 2), then clean iterations but the `later` ones, which overflow too.
+std::vector<json> scaler_run(int steps, int calibration, const std::vector<int>& later) {
+  std::vector<json> rows;
+  double scale = 4294967296.0;
+  for (int i = 1; i <= steps; ++i) {
+    json r = train_row(i, curve(i));
+    const bool skip = i <= calibration || std::find(later.begin(), later.end(), i) != later.end();
+    r["loss_scale"] = scale;
+    r["skipped_iterations"] = skip ? 1 : 0;
+    if (skip && i % 2 == 0) scale /= 2.0;
+    rows.push_back(r);
+  }
+  return rows;
+}
+
+TEST(AtScaleFeatures, TheScalersSearchForItsLevelIsNotCountedAsSkips) {
+  // 34 skips down from 2^32 in a 200-iteration run are 17% of it, the two later ones 1.2% of the rest.
+  const FeatureSet set = run_extractor({{kRecordsPort, records_of(scaler_run(200, 34, {90, 150}))}});
+  EXPECT_NEAR(value_of(set, "log.skipped_iteration_fraction"), 2.0 / 166.0, 1e-12);
+  EXPECT_EQ(evidence_of(set, "log.skipped_iteration_fraction").at(0).first_step, 90);
+}
+
+TEST(AtScaleFeatures, AScalerThatNeverFindsALevelCountsEverySkip) {
+  const FeatureSet set = run_extractor({{kRecordsPort, records_of(scaler_run(120, 120, {}))}});
+  EXPECT_DOUBLE_EQ(value_of(set, "log.skipped_iteration_fraction"), 1.0);
+}
+
+TEST(AtScaleFeatures, OverflowEventsOfTheSearchAreNotCountedEither) {
+  // DeepSpeed logs an OVERFLOW line per skipped step: five from the start, then three more.
+  std::vector<json> rows = smooth_run(100);
+  for (int step : {1, 2, 3, 4, 5, 40, 41, 77})
+    rows.push_back(
+        {{"log_kind", "event"}, {"event", "overflow_skip"}, {"severity", "warning"}, {"step", step}});
+  const FeatureSet set = run_extractor({{kRecordsPort, records_of(rows)}});
+  EXPECT_NEAR(value_of(set, "log.skipped_iteration_fraction"), 3.0 / 95.0, 1e-12);
+  // The same three without a search before them: over all 100 iterations.
+  std::vector<json> plain = smooth_run(100);
+  for (int step : {40, 41, 77})
+    plain.push_back(
+        {{"log_kind", "event"}, {"event", "overflow_skip"}, {"severity", "warning"}, {"step", step}});
+  EXPECT_NEAR(value_of(run_extractor({{kRecordsPort, records_of(plain)}}), "log.skipped_iteration_fraction"),
+              3.0 / 100.0, 1e-12);
+}
+
 TEST(AtScaleFeatures, WithoutSkipCountersThereIsNoSkippedFraction) {
   const FeatureSet set = run_extractor({{kRecordsPort, records_of(smooth_run(50))}});
   EXPECT_FALSE(has(set, "log.skipped_iteration_fraction"));
