@@ -218,7 +218,7 @@ std::vector<LossSpike> spikes_off_epoch_starts(const std::vector<LogRow>& rows,
     for (const std::int64_t t : starts)
       if (t != *at)
         if (const auto up = step_up(t)) others.push_back(*up);
-    const double log_height = std::isfinite(s.height) ? std::log1p(s.height) : 0.0;
+    const double log_height = std::log1p(s.height);  // infinite for an overflowed loss: no order's step-up
     if (!others.empty() && median(others) < kRecurringStepShare * log_height) out.push_back(s);
   }
   return out;

@@ -139,6 +139,20 @@ TEST(AtScaleFeatures, AStepUpWhereTheEpochStartsAgainIsNoSpike) {
   EXPECT_DOUBLE_EQ(value_of(run_extractor({{kRecordsPort, records_of(no_epochs)}}), "loss.spike_count"), 5.0);
 }
 
+TEST(AtScaleFeatures, ANonFiniteLossAtAnEpochStartIsNoStoredOrdersStepUp) {
+  // The stored order of the test above, whose step-up at step 81 is replaced by two overflowed steps
+  // (NaN): no order's step-up is a NaN, so that spike stays, whatever the other epoch starts do.
+  std::vector<json> rows = smooth_run(200);
+  for (json& r : rows) r["epoch"] = (r["step"].get<int>() - 1) / 40;
+  for (int first : {41, 121, 161, 130})
+    for (int i = first; i < first + 6; ++i) rows[static_cast<std::size_t>(i - 1)]["loss"] = 1.6 * curve(i);
+  rows[80]["loss"] = "NaN";
+  rows[81]["loss"] = "NaN";
+  const FeatureSet set = run_extractor({{kRecordsPort, records_of(rows)}});
+  EXPECT_DOUBLE_EQ(value_of(set, "loss.spike_count"), 2.0);
+  EXPECT_DOUBLE_EQ(value_of(set, "loss.spike_start_step"), 81.0);
+}
+
 TEST(AtScaleFeatures, ATransientThatFallsOnOneEpochStartIsASpike) {
   // A few corrupt batches at the start of the third epoch: the other epoch starts do not step up, so it
   // is no stored order starting again.
