@@ -18,6 +18,10 @@ RUNS = [
     ("train.py", "none", "medium", ["steps=150", "batch_size=32"], "healthy"),
     ("train.py", "lr_too_high", "strong", ["steps=150", "optimizer.name=adam"], "lr_too_high"),
     ("train.py", "grad_clip_too_low", "strong", ["steps=150"], "grad_clip_too_low"),
+    # fp16 gradients under a dynamic loss scaler: the customary growth window, and one of a single clean
+    # iteration that keeps the scale climbing back into overflow (every second iteration skipped).
+    ("train.py", "none", "medium", ["steps=150", "fp16=true"], "healthy"),
+    ("train.py", "loss_scale_overflow", "strong", ["steps=150"], "loss_scale_overflow"),
     ("serve.py", "none", "medium", ["client.num_requests=40"], "healthy"),
     ("serve.py", "no_batching", "strong", ["client.num_requests=60"], "no_batching"),
     ("ddp.py", "none", "medium", ["steps=30"], "healthy"),
