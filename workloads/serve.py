@@ -77,7 +77,6 @@ profiler schedule and profiled_steps.
 """
 import json
 import os
-import subprocess
 import sys
 import tempfile
 import time
@@ -90,6 +89,7 @@ import torch.nn as nn  # noqa: E402
 import torch.nn.functional as F  # noqa: E402
 
 from faultlib import casefolder, injector, options  # noqa: E402
+from faultlib import competitors as sidecars  # noqa: E402
 from faultlib.hostmetrics import HostSampler  # noqa: E402
 
 ARCHS = ("resnet_small", "mobilenet_like", "plain_cnn", "mlp")
@@ -533,28 +533,6 @@ def serve(server, images, arrivals, max_batch, profiler, log):
     return queue_at_batch
 
 
-BUSY_SIDECAR = """
-import os, time, numpy as np
-a = np.random.rand(160, 160)
-while os.getppid() != 1:            # until the server is gone
-    for _ in range(20):
-        a = np.tanh(a @ a * 1e-2)
-"""
-
-
-def start_competitors(count):
-    env = dict(os.environ, OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1", MKL_NUM_THREADS="1")
-    return [subprocess.Popen([sys.executable, "-c", BUSY_SIDECAR], env=env, stdin=subprocess.DEVNULL)
-            for _ in range(count)]
-
-
-def stop_competitors(procs):
-    for p in procs:
-        p.terminate()
-    for p in procs:
-        p.wait()
-
-
 # ------------------------------------------------------------------------------------------- the run
 
 def resolve(config):
@@ -597,7 +575,7 @@ def run(config, folder):
     sampler.start()
     try:
         with tempfile.TemporaryDirectory(prefix="serve-artifact-") as artifact_dir:
-            competitors = start_competitors(int(config.get("competing_busy_processes") or 0))
+            competitors = sidecars.start(int(config.get("competing_busy_processes") or 0))
             # Capacity probe: a separate, warmed instance of the same pipeline, timed on single requests.
             probe = Server(dict(config, lazy_model_init=False, model_artifact="in_memory"), stages)
             warm_up(probe, images, max(5, 2 * max_batch), max_batch)
@@ -625,7 +603,7 @@ def run(config, folder):
             profiler.finish(os.path.join(folder, "trace.json"))
             info.update(references(config, server, stages, images, competitors))
     finally:
-        stop_competitors(competitors)
+        sidecars.stop(competitors)
         sampler.stop()
     return info
 
@@ -648,7 +626,7 @@ def references(config, server, stages, images, competitors):
                            config["input"]["model_input_shape"])
         out["ref_torch_preprocess_ms"] = timed(pre, images[:1], 10)
     if config["num_threads"] > 1 or competitors:
-        stop_competitors(competitors)
+        sidecars.stop(competitors)
         competitors.clear()
         threads = torch.get_num_threads()
         torch.set_num_threads(1)

@@ -14,8 +14,8 @@ grad_norm before clipping, lr, clip_threshold, layer_grad_norms); torch.profiler
 shapes, into trace.json; /proc is sampled into host_metrics.jsonl.
 
 Faults (faultlib/training_faults.py): lr_too_high, grad_clip_too_low, gradient_explosion, vanishing_gradient,
-unshuffled_data, batch_too_small, loss_spike, loss_scale_overflow. `--set KEY=VALUE` is applied after the fault: it
-wins over it.
+unshuffled_data, batch_too_small, loss_spike, loss_scale_overflow, host_input_bound. `--set KEY=VALUE` is applied
+after the fault: it wins over it.
 
 Configuration keys (config.json; --set takes dotted keys): dataset.name/num_samples/label_noise,
 model.type/width/depth/act/norm/init_gain/dropout, optimizer.name/momentum/nesterov/weight_decay, lr (a
@@ -24,7 +24,8 @@ this model, optimizer and data diverges), lr_schedule.kind (constant|step|cosine
 with step_size/gamma/warmup_steps, batch_size, steps, data_order (faultlib/data_order.py ORDERS),
 shuffle_buffer, clip_threshold (null, a number or {"times_initial_grad_norm": f}), data_corruption
 ({"at_fraction": f, "batches": n, "input_gain": g}: n consecutive batches from step f * steps on reach the
-model as corrupt records, noise of g times the inputs' spread, with their labels), num_threads, fp16 / bf16
+model as corrupt records, noise of g times the inputs' spread, with their labels), num_threads,
+competing_busy_processes (busy processes beside the run, faultlib/competitors.py), fp16 / bf16
 (half-precision gradients, faultlib/mixed_precision.py) with initial_loss_scale, min_loss_scale,
 loss_scale_window and hysteresis (fp16's dynamic loss scaler; rows then log loss_scale and
 skipped_iterations).
@@ -39,6 +40,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import torch  # noqa: E402
 
 from faultlib import casefolder, data_order, datasets, injector, models, options, trace_export  # noqa: E402
+from faultlib import competitors as sidecars  # noqa: E402
 from faultlib import mixed_precision, training_faults  # noqa: E402
 from faultlib.hostmetrics import HostSampler  # noqa: E402
 
@@ -68,6 +70,7 @@ def default_config(seed):
         "shuffle_buffer": None,
         "drop_last": True,
         "num_threads": 1,
+        "competing_busy_processes": 0,
         "fp16": False,
         "bf16": False,
         "seed": seed,
@@ -287,7 +290,8 @@ def run(config, folder):
     config["data_corruption"] = corruption
     precision = mixed_precision.GradientPrecision(config)
     losses, clipped = [], 0
-    with HostSampler(os.path.join(folder, "host_metrics.jsonl")), \
+    with sidecars.running(int(config.get("competing_busy_processes") or 0)), \
+            HostSampler(os.path.join(folder, "host_metrics.jsonl")), \
             casefolder.JsonLines(os.path.join(folder, "metrics.jsonl")) as log, prof:
         source = batches(order, batch, buffer, gen)
         for step in range(steps):

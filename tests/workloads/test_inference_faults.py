@@ -165,7 +165,7 @@ class Program(unittest.TestCase):
         self.assertGreater(serve.timed(slow, imgs[:1], 3), 5 * serve.timed(fast, imgs[:1], 3))
 
     def test_strong_oversubscription_starts_busy_sidecars(self):
-        procs = serve.start_competitors(1)
+        procs = serve.sidecars.start(1)
         try:
             def ticks():
                 with open(f"/proc/{procs[0].pid}/stat") as f:
@@ -180,7 +180,7 @@ class Program(unittest.TestCase):
                 time.sleep(0.05)
             self.assertGreaterEqual(ticks(), 0.5 * hz)
         finally:
-            serve.stop_competitors(procs)
+            serve.sidecars.stop(procs)
 
 
 class EndToEnd(unittest.TestCase):

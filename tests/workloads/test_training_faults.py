@@ -442,5 +442,34 @@ class LossScaleOverflowFaultTest(unittest.TestCase):
             train.mixed_precision.settings(config)
 
 
+
+class HostInputBoundFaultTest(unittest.TestCase):
+    """host_input_bound changes the program's machine: busy processes beside it take its CPUs for the run,
+    and its host_metrics.jsonl shows them; none is left behind."""
+
+    def test_busy_processes_take_the_cpus_while_the_run_lasts(self):
+        rows, config, expected, out = run_train(self, [
+            "--fault", "host_input_bound", "--magnitude", "weak", "--seed", "2", "--set", "steps=300"])
+        cores = os.cpu_count() or 1
+        self.assertEqual(config["competing_busy_processes"], cores)
+        self.assertEqual(expected["fault_params"]["competing_busy_processes"], cores)
+        runnable = []
+        with open(os.path.join(out, "host_metrics.jsonl")) as f:
+            for line in f:
+                r = json.loads(line)
+                if r["metric"] == "load.runnable":
+                    runnable.append(r["value"])
+        self.assertTrue(runnable)
+        # The sidecars and the trainer: more runnable than the busy processes alone at the median sample.
+        self.assertGreaterEqual(sorted(runnable)[len(runnable) // 2], cores + 1)
+        self.assertEqual(len(rows), 300)
+
+    def test_sidecars_stop_with_the_block(self):
+        from faultlib import competitors
+        with competitors.running(2) as procs:
+            self.assertTrue(all(p.poll() is None for p in procs))
+        self.assertTrue(all(p.poll() is not None for p in procs))
+
+
 if __name__ == "__main__":
     unittest.main()

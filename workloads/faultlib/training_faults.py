@@ -6,6 +6,8 @@ data diverges; `clip_threshold:
 {"times_initial_grad_norm": f}` is f times the total gradient norm of the first batch at initialisation.
 A `--set lr=...` or `--set clip_threshold=...` replaces them with a plain number (the fix).
 """
+import os
+
 from .injector import pick, register
 
 
@@ -106,6 +108,17 @@ def _loss_scale_overflow(config, magnitude, rng):
     return {"precision": "fp16", "loss_scale_window": window, "hysteresis": 1}
 
 
+@register("host_input_bound", "training",
+          "other tenants' jobs on the node take its CPUs: busy processes beside the run, 1/2/4 per core")
+def _host_input_bound(config, magnitude, rng):
+    # A CPU run is its own input pipeline and device: processes that take the cores stall both. The
+    # run's host_metrics.jsonl shows them (a run queue beyond the cores while other processes use the CPUs).
+    per_core = pick(magnitude, 1, 2, 4)
+    count = per_core * (os.cpu_count() or 1)
+    config["competing_busy_processes"] = count
+    return {"competing_busy_processes": count, "per_core": per_core}
+
+
 def as_run(fault_id, fault_params, config):
     """`fault_params` as the run will use them. `--set` is applied after the fault and wins over it, so a
     matrix that sets `data_order` or `batch_size` itself (or a fix tried on the faulted program) changes
@@ -125,6 +138,8 @@ def as_run(fault_id, fault_params, config):
     if fault_id == "loss_scale_overflow":
         out.update({"precision": "fp16" if config.get("fp16") else "bf16" if config.get("bf16") else "fp32",
                     "loss_scale_window": config.get("loss_scale_window"), "hysteresis": config.get("hysteresis")})
+    if fault_id == "host_input_bound":
+        out["competing_busy_processes"] = int(config.get("competing_busy_processes") or 0)
     if fault_id == "loss_spike" and not config.get("data_corruption"):
         out["replaced_by_set"] = {"data_corruption": config.get("data_corruption")}
     return out
