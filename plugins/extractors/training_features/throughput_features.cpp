@@ -18,6 +18,11 @@ constexpr double kStartupShare = 0.05;
 // (a checkpoint save, an evaluation) is not a throughput drop.
 constexpr std::size_t kMinWindow = 3;
 constexpr std::size_t kWindowDivisor = 20;
+// ... and the window lasts: at least this many seconds of iterations, where the rows give the time per
+// iteration. A window of milliseconds is the scheduler's (another process ran, a page fault); a throughput
+// drop is a node, a link or an input pipeline that stays slow. A run shorter than two such windows has no
+// stretch to set against the rest: no slowdown is read.
+constexpr double kMinWindowSeconds = 10.0;
 
 // A dynamic loss scaler's search for its level: it starts high (2^32 in Megatron, 2^16 in DeepSpeed and
 // GradScaler) and backs off on every overflow (every `hysteresis` overflows) until the gradients fit. The
@@ -77,16 +82,29 @@ void add_throughput_features(const std::vector<LogRow>& rows, FeatureList& out) 
   const std::vector<double> steady(ms.begin() + static_cast<std::ptrdiff_t>(skip), ms.end());
   const double reference = median(steady);
   if (!(reference > 0.0)) return;
-  // An odd window of a twentieth of the rows (at least 3), its median slid along the run.
-  const std::size_t half = std::max(kMinWindow, steady.size() / kWindowDivisor) / 2;
+  const EvidenceRef whole = rows_ref(rows, at[skip], at.back(), "steps", "iteration_time_ms");
+  if (have_time) out.add("step_time.median_ms", reference, "ms", {whole});
+  // An odd window of a twentieth of the rows (at least 3), its median slid along the run; where the rows
+  // give the time per iteration, kMinWindowSeconds of iterations at least (a row stands for the iterations
+  // since the row before it: Megatron logs every log-interval iterations).
+  std::size_t span = std::max(kMinWindow, steady.size() / kWindowDivisor);
+  if (have_time) {
+    std::vector<double> gaps;
+    for (std::size_t i = skip + 1; i < at.size(); ++i)
+      gaps.push_back(
+          static_cast<double>(std::max<std::int64_t>(1, step_of(rows[at[i]]) - step_of(rows[at[i - 1]]))));
+    const double row_seconds = (gaps.empty() ? 1.0 : median(gaps)) * reference / 1000.0;
+    const auto lasting = static_cast<std::size_t>(std::ceil(kMinWindowSeconds / row_seconds));
+    if (2 * lasting > steady.size()) return;
+    span = std::max(span, lasting);
+  }
+  const std::size_t half = span / 2;
   const std::size_t window = 2 * half + 1;
   const std::vector<double> medians = running_median(steady, half);
   if (medians.empty()) return;
   const auto slowest = std::max_element(medians.begin(), medians.end());
   const double worst = *slowest;
   const auto worst_at = static_cast<std::size_t>(slowest - medians.begin());
-  const EvidenceRef whole = rows_ref(rows, at[skip], at.back(), "steps", "iteration_time_ms");
-  if (have_time) out.add("step_time.median_ms", reference, "ms", {whole});
   out.add("step_time.slowdown", worst / reference, "ratio",
           {whole, rows_ref(rows, at[skip + worst_at], at[skip + worst_at + window - 1], "window",
                            have_time ? "step_time.slowest_window" : "tokens_per_second.slowest_window")});

@@ -274,21 +274,37 @@ TEST(AtScaleFeatures, ALateNaNCountsAsATenfoldDivergence) {
 TEST(AtScaleFeatures, ASustainedSlowerStretchIsAThroughputDrop) {
   std::vector<json> rows = smooth_run(200);
   for (std::size_t i = 0; i < rows.size(); ++i)
-    rows[i]["iteration_time_ms"] = (i >= 120 && i < 160 ? 150.0 : 100.0) + static_cast<double>(i % 3);
-  rows[0]["iteration_time_ms"] = 5000.0;  // the first iteration compiles
+    rows[i]["iteration_time_ms"] = (i >= 120 && i < 160 ? 1500.0 : 1000.0) + static_cast<double>(i % 3);
+  rows[0]["iteration_time_ms"] = 50000.0;  // the first iteration compiles
   const FeatureSet set = run_extractor({{kRecordsPort, records_of(rows)}});
-  EXPECT_NEAR(value_of(set, "step_time.median_ms"), 101.0, 1.0);
-  EXPECT_NEAR(value_of(set, "step_time.slowdown"), 151.0 / 101.0, 0.02);
+  EXPECT_NEAR(value_of(set, "step_time.median_ms"), 1001.0, 1.0);
+  EXPECT_NEAR(value_of(set, "step_time.slowdown"), 1501.0 / 1001.0, 0.02);
   const auto refs = evidence_of(set, "step_time.slowdown");
   ASSERT_EQ(refs.size(), 2u);
   EXPECT_EQ(refs[1].kind, "window");
-  EXPECT_GE(refs[1].first_step, 120);  // a window of three with two slow rows is slow
-  EXPECT_LE(refs[1].last_step, 160);
+  // A window of eleven rows (ten seconds of iterations) is slow with six slow rows in it: it starts at step
+  // 116 (the slow ones are 121-160) at the earliest and ends at 165 at the latest.
+  EXPECT_GE(refs[1].first_step, 116);
+  EXPECT_LE(refs[1].last_step, 165);
+}
+
+TEST(AtScaleFeatures, ASlowStretchOfMillisecondsIsTheSchedulersNotAThroughputDrop) {
+  // 2 ms iterations, 40 of them at 4 ms (another process ran for a tenth of a second): a window of a
+  // twentieth of the rows would read 2x; one of ten seconds of iterations does not fit twice in the run.
+  std::vector<json> rows = smooth_run(800);
+  for (std::size_t i = 0; i < rows.size(); ++i)
+    rows[i]["iteration_time_ms"] = i >= 400 && i < 440 ? 4.0 : 2.0;
+  const FeatureSet set = run_extractor({{kRecordsPort, records_of(rows)}});
+  EXPECT_DOUBLE_EQ(value_of(set, "step_time.median_ms"), 2.0);
+  EXPECT_FALSE(has(set, "step_time.slowdown"));
+  // Logged every 1000 iterations (a row stands for 2 s), the same run would be long enough to read.
+  for (std::size_t i = 0; i < rows.size(); ++i) rows[i]["step"] = 1000 * static_cast<int>(i + 1);
+  EXPECT_TRUE(has(run_extractor({{kRecordsPort, records_of(rows)}}), "step_time.slowdown"));
 }
 
 TEST(AtScaleFeatures, OneSlowIntervalIsNotAThroughputDrop) {
   std::vector<json> rows = smooth_run(200);
-  for (std::size_t i = 0; i < rows.size(); ++i) rows[i]["iteration_time_ms"] = i == 100 ? 900.0 : 100.0;
+  for (std::size_t i = 0; i < rows.size(); ++i) rows[i]["iteration_time_ms"] = i == 100 ? 9000.0 : 1000.0;
   const FeatureSet set = run_extractor({{kRecordsPort, records_of(rows)}});
   EXPECT_DOUBLE_EQ(value_of(set, "step_time.slowdown"), 1.0);
 }
