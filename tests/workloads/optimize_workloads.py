@@ -27,6 +27,10 @@ PY = sys.executable
 # healthy); at 0.3 the queue drains within the first quarter and the start reads 40-60x the steady state.
 CASES = [
     ("train.py", "grad_clip_too_low", ["steps=150"], "[--set clip_threshold={clip_threshold}]", "grad_clip_too_low", 2),
+    # fp16 under a loss scaler that keeps growing back into overflow: the advice is bf16 (no scaler).
+    ("train.py", "loss_scale_overflow", ["steps=150"],
+     "[--set bf16={bf16}] [--set fp16={fp16}] [--set min_loss_scale={min_loss_scale}] [--set hysteresis={hysteresis}]",
+     "loss_scale_overflow", 2),
     ("serve.py", "cold_start", ["client.num_requests=60", "client.rate_factor=0.3"], "[--set warmup_requests={warmup_requests}]", "cold_start", 5),
     ("ddp.py", "small_bucket_size", ["steps=30"], "[--set bucket_cap_mb={bucket_cap_mb}]", "small_bucket_size", 2),
 ]

@@ -420,6 +420,7 @@ class LossScaleOverflowFaultTest(unittest.TestCase):
         self.assertLess(expected["measured"]["skipped_fraction"], 0.05)
         rows, config, _, _ = run_train(self, ["--fault", "none", "--seed", "3", "--set", "bf16=true", *self.SETS])
         self.assertNotIn("loss_scale", rows[0])
+        self.assertEqual({r["skipped_iterations"] for r in rows}, {0})  # Megatron's counter, always 0
         self.assertNotIn("loss_scale_window", config)
 
     def test_overflow_is_what_float16_cannot_hold(self):

@@ -81,8 +81,11 @@ class GradientPrecision:
             self.scale = max(float(s["min_loss_scale"]), self.scale * float(s["backoff_factor"]))
 
     def log_fields(self, scale_used, applied):
-        """What a mixed-precision training log records per iteration (Megatron's 'loss scale' and 'number
-        of skipped iterations'); nothing for fp32 and bf16."""
-        if not self.scaler:
+        """What a mixed-precision training log records per iteration, as Megatron's does: 'loss scale' and
+        'number of skipped iterations' for fp16, the skipped count alone for bf16 (no scaler, none skipped);
+        nothing for fp32."""
+        if self.kind == "fp32":
             return {}
+        if not self.scaler:
+            return {"skipped_iterations": 0}
         return {"loss_scale": scale_used, "skipped_iterations": 0 if applied else 1}
