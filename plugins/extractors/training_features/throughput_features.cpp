@@ -35,7 +35,9 @@ struct Calibration {
   std::size_t events = 0;  // leading overflow events on consecutive steps from the log's start
 };
 
-Calibration scaler_calibration(const std::vector<LogRow>& rows, std::vector<std::int64_t> overflow_steps) {
+// `first`, `last`: the log's first and last step.
+Calibration scaler_calibration(const std::vector<LogRow>& rows, std::vector<std::int64_t> overflow_steps,
+                               std::int64_t first, std::int64_t last) {
   Calibration c;
   std::size_t lead = 0;
   while (lead < rows.size() && rows[lead].skipped_iterations && *rows[lead].skipped_iterations > 0) ++lead;
@@ -44,15 +46,11 @@ Calibration scaler_calibration(const std::vector<LogRow>& rows, std::vector<std:
     c.rows = lead;
     for (std::size_t i = 0; i < lead; ++i) c.skipped += *rows[i].skipped_iterations;
   }
-  if (overflow_steps.empty() || rows.empty()) return c;
+  if (overflow_steps.empty()) return c;
   std::sort(overflow_steps.begin(), overflow_steps.end());
-  std::int64_t first = step_of(rows.front());
-  for (const LogRow& r : rows) first = std::min(first, step_of(r));
   if (overflow_steps.front() > first + 1) return c;  // the first iterations were clean: no search
   std::size_t run = 1;
   while (run < overflow_steps.size() && overflow_steps[run] == overflow_steps[run - 1] + 1) ++run;
-  std::int64_t last = first;
-  for (const LogRow& r : rows) last = std::max(last, step_of(r));
   if (overflow_steps[run - 1] < last) c.events = run;  // a clean iteration follows the run
   return c;
 }
@@ -138,7 +136,7 @@ void add_loss_scale_features(const std::vector<LogRow>& rows, const std::vector<
   for (const LogEvent& e : events)
     if (e.event == "overflow_skip") overflow_steps.push_back(e.step);
   if ((!counted && overflow_steps.empty()) || !lo) return;  // the log says nothing about skipped iterations
-  const Calibration calibration = scaler_calibration(rows, overflow_steps);
+  const Calibration calibration = scaler_calibration(rows, overflow_steps, *lo, *hi);
   double skipped = 0.0;
   std::vector<EvidenceRef> refs;
   for (std::size_t i = calibration.rows; i < rows.size(); ++i)
