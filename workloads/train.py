@@ -290,8 +290,7 @@ def run(config, folder):
     config["data_corruption"] = corruption
     precision = mixed_precision.GradientPrecision(config)
     losses, clipped = [], 0
-    with sidecars.running(int(config.get("competing_busy_processes") or 0)), \
-            HostSampler(os.path.join(folder, "host_metrics.jsonl")), \
+    with HostSampler(os.path.join(folder, "host_metrics.jsonl")), \
             casefolder.JsonLines(os.path.join(folder, "metrics.jsonl")) as log, prof:
         source = batches(order, batch, buffer, gen)
         for step in range(steps):
@@ -368,7 +367,10 @@ def main(argv=None):
         "threads": config["num_threads"],
         "magnitude": args.magnitude if args.fault != "none" else "none",
     }
-    losses, clipped, precision = run(config, args.output)
+    # Other tenants' processes (host_input_bound) are there from the start: data loading and the model's
+    # set-up compete with them too, not only the training loop.
+    with sidecars.running(int(config.get("competing_busy_processes") or 0)):
+        losses, clipped, precision = run(config, args.output)
     root = "healthy" if args.fault == "none" else args.fault
     m = measured(losses, clipped, precision)
     notes = (f"Measured: loss {m.get('loss_init')} -> {m.get('loss_last')} (ratio {m.get('loss_last_over_init')}), "

@@ -23,7 +23,7 @@ RUNS = [
     ("train.py", "none", "medium", ["steps=150", "fp16=true"], "healthy"),
     ("train.py", "loss_scale_overflow", "strong", ["steps=150"], "loss_scale_overflow"),
     # Other tenants' busy processes (two per core) take the CPUs: the host recorded beside it says so.
-    ("collect train.py", "host_input_bound", "medium", ["steps=400"], "host_input_bound"),
+    ("collect train.py", "host_input_bound", "medium", ["steps=1000"], "host_input_bound"),
     ("serve.py", "none", "medium", ["client.num_requests=40"], "healthy"),
     ("serve.py", "no_batching", "strong", ["client.num_requests=60"], "no_batching"),
     ("ddp.py", "none", "medium", ["steps=30"], "healthy"),
