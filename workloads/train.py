@@ -314,9 +314,10 @@ def run(config, folder):
                 applied = precision.unscale(model)
                 # A skipped iteration's gradients overflowed: no norm of them is logged (Megatron logs
                 # none either), and no update is made.
-                layers = grad_norms(model) if applied else {}
-                g = total_norm(layers) if applied else None
+                layers, g = {}, None
                 if applied:
+                    layers = grad_norms(model)
+                    g = total_norm(layers)
                     if clip is not None:
                         torch.nn.utils.clip_grad_norm_(model.parameters(), clip)
                         clipped += g > clip
