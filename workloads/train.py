@@ -10,28 +10,34 @@ output regress a standardised target with a squared error (the regression datase
 momentum or Nesterov momentum, adam, adamw, rmsprop, nadam, radam, adagrad), a learning-rate schedule
 (constant, step, cosine, warmup, linear, exponential), optional gradient clipping (clip_grad_norm_) and a
 data order (faultlib/data_order.py). Every step logs what the case corpus holds (step, time, epoch, loss,
-grad_norm before clipping, lr, clip_threshold, layer_grad_norms); torch.profiler records a few steps, with input
+grad_norm before clipping, lr, clip_threshold, layer_grad_norms) and the iteration's wall time
+(iteration_time_ms, as Megatron-LM logs "elapsed time per iteration (ms)"); torch.profiler records a few steps, with input
 shapes, into trace.json; /proc is sampled into host_metrics.jsonl.
 
 Faults (faultlib/training_faults.py): lr_too_high, grad_clip_too_low, gradient_explosion, vanishing_gradient,
-unshuffled_data, batch_too_small, loss_spike, loss_scale_overflow, host_input_bound. `--set KEY=VALUE` is applied
+unshuffled_data, batch_too_small, loss_spike, loss_scale_overflow, host_input_bound, throughput_drop. `--set KEY=VALUE` is applied
 after the fault: it wins over it.
 
 Configuration keys (config.json; --set takes dotted keys): dataset.name/num_samples/label_noise,
 model.type/width/depth/act/norm/init_gain/dropout, optimizer.name/momentum/nesterov/weight_decay, lr (a
 number, {"times_default": k} or {"times_divergence": k}: k times the rate at which a short LR range test of
 this model, optimizer and data diverges), lr_schedule.kind (constant|step|cosine|warmup|linear|exponential)
-with step_size/gamma/warmup_steps, batch_size, steps, data_order (faultlib/data_order.py ORDERS),
+with step_size/gamma/warmup_steps, batch_size, steps (a number, or {"seconds": s}: as many as fill s seconds
+at the pace a probe of the model measures, for runs that must last), data_order (faultlib/data_order.py ORDERS),
 shuffle_buffer, clip_threshold (null, a number or {"times_initial_grad_norm": f}), data_corruption
 ({"at_fraction": f, "batches": n, "input_gain": g}: n consecutive batches from step f * steps on reach the
 model as corrupt records, noise of g times the inputs' spread, with their labels), num_threads,
-competing_busy_processes (busy processes beside the run, faultlib/competitors.py), fp16 / bf16
+competing_busy_processes (busy processes beside the run, faultlib/competitors.py), competing_job
+({"at_fraction": f, "busy_processes": n}: n busy processes start at step f * steps and stay), fp16 / bf16
 (half-precision gradients, faultlib/mixed_precision.py) with initial_loss_scale, min_loss_scale,
 loss_scale_window and hysteresis (fp16's dynamic loss scaler; rows then log loss_scale and
 skipped_iterations).
 """
+import contextlib
+import copy
 import math
 import os
+import statistics
 import sys
 import time
 
@@ -71,6 +77,7 @@ def default_config(seed):
         "drop_last": True,
         "num_threads": 1,
         "competing_busy_processes": 0,
+        "competing_job": None,
         "fp16": False,
         "bf16": False,
         "seed": seed,
@@ -219,6 +226,37 @@ def initial_grad_norm(model, loss_fn, x, y):
     return g
 
 
+def iteration_pace_ms(model, opt_spec, lr, loss_fn, x, y, batch, seed, warm_s=0.5, timed_s=1.0):
+    """Wall time of one training iteration of this model, optimizer and batch at its steady pace, in ms: the
+    lower quartile over `timed_s` seconds of iterations (10 at least) of a copy, after `warm_s` seconds of
+    warm-up ones. A young process runs its first seconds slower (allocations, first kernel choices), and a
+    median taken there over-estimated the pace by up to half again, which made a run shorter than asked;
+    the run's own model and optimizer are untouched."""
+    m = copy.deepcopy(model)
+    o = make_optimizer(opt_spec, m.parameters(), lr)
+    gen = torch.Generator().manual_seed(seed)
+    times, warm, spent = [], True, 0.0
+    for _ in range(4000):
+        idx = torch.randint(len(y), (batch,), generator=gen)
+        started = time.perf_counter()
+        o.zero_grad()
+        loss_fn(m(x[idx]), y[idx]).backward()
+        grad_norms(m)
+        o.step()
+        took = time.perf_counter() - started
+        spent += took
+        if warm:
+            if spent >= warm_s and len(times) >= 2:
+                warm, spent, times = False, 0.0, []
+            else:
+                times.append(took)
+            continue
+        times.append(took)
+        if spent >= timed_s and len(times) >= 10:
+            break
+    return statistics.quantiles(times, n=4)[0] * 1000.0 if len(times) >= 2 else times[0] * 1000.0
+
+
 def run(config, folder):
     torch.manual_seed(config["seed"])
     torch.set_num_threads(int(config["num_threads"]))
@@ -249,10 +287,16 @@ def run(config, folder):
     opt = make_optimizer(config["optimizer"], model.parameters(), lr0)
     loss_fn = loss_fn_for(config)
     batch = int(config["batch_size"])
-    steps = int(config["steps"])
     n = len(y)
     if batch > n:
         raise SystemExit(f"error: batch_size {batch} is larger than the dataset ({n} samples)")
+    steps_spec = config["steps"]
+    if isinstance(steps_spec, dict):
+        seconds = float(steps_spec["seconds"])
+        pace_ms = iteration_pace_ms(model, config["optimizer"], lr0, loss_fn, x, y, batch, config["seed"] + 6)
+        config["steps"] = max(1, int(round(seconds * 1000.0 / pace_ms)))
+        config["steps_budget"] = {"seconds": seconds, "probed_ms_per_iteration": round(pace_ms, 3)}
+    steps = int(config["steps"])
     config["steps_per_epoch"] = n // batch
     order_name = config.get("data_order") or "fresh_shuffle"
     config["shuffle"] = order_name == "fresh_shuffle"
@@ -289,11 +333,22 @@ def run(config, folder):
         noise_gen = torch.Generator().manual_seed(config["seed"] + 5)
     config["data_corruption"] = corruption
     precision = mixed_precision.GradientPrecision(config)
+    job = config.get("competing_job") or None
+    job_step = None
+    if job:
+        job_step = int(float(job["at_fraction"]) * steps)
+        job["step"] = job_step
+    config["competing_job"] = job
     losses, clipped = [], 0
     with HostSampler(os.path.join(folder, "host_metrics.jsonl")), \
-            casefolder.JsonLines(os.path.join(folder, "metrics.jsonl")) as log, prof:
+            casefolder.JsonLines(os.path.join(folder, "metrics.jsonl")) as log, prof, \
+            contextlib.ExitStack() as neighbours:
         source = batches(order, batch, buffer, gen)
         for step in range(steps):
+            if step == job_step:
+                # Another job lands on the node mid-run and stays: from here on it takes CPU time.
+                neighbours.enter_context(sidecars.running(int(job["busy_processes"])))
+            started = time.perf_counter()
             lr = lr0 * lr_factor(config["lr_schedule"], step, steps)
             for group in opt.param_groups:
                 group["lr"] = lr
@@ -323,9 +378,11 @@ def run(config, folder):
                         clipped += g > clip
                     opt.step()
             losses.append(loss.item())
+            elapsed_ms = (time.perf_counter() - started) * 1000.0
             log.write({"step": step, "time": round(time.time(), 6), "epoch": epoch, "loss": loss.item(),
                        "grad_norm": g, "lr": lr, "clip_threshold": config["clip_threshold"],
-                       "layer_grad_norms": layers, **precision.log_fields(scale, applied)})
+                       "layer_grad_norms": layers, "iteration_time_ms": round(elapsed_ms, 4),
+                       **precision.log_fields(scale, applied)})
             prof.step()
     return losses, clipped, precision
 

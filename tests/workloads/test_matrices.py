@@ -35,13 +35,17 @@ def check_training(run):
     injector.inject("training", run["fault"], run["magnitude"], config, run["seed"])
     options.apply_sets(config, options.parse_sets(set_args(run["sets"])))
     train.optimizer_key(config["optimizer"])
-    train.lr_factor(config["lr_schedule"], 0, int(config["steps"]))
+    steps = config["steps"]
+    if isinstance(steps, dict):  # a time budget: train.py turns it into steps at the pace it probes
+        assert set(steps) == {"seconds"} and float(steps["seconds"]) > 0, steps
+        steps = 1000
+    train.lr_factor(config["lr_schedule"], 0, int(steps))
     if not (isinstance(config.get("lr"), dict) and "times_divergence" in config["lr"]):
         train.resolve_lr(config)
     assert config["dataset"]["name"] in datasets.DATASETS, config["dataset"]["name"]
     assert config["model"].get("type", "mlp") in models.TYPES, config["model"]
     assert (config.get("data_order") or "fresh_shuffle") in data_order.ORDERS, config.get("data_order")
-    assert int(config["batch_size"]) >= 1 and int(config["steps"]) >= 1
+    assert int(config["batch_size"]) >= 1 and int(steps) >= 1
 
 
 def check_inference(run):

@@ -472,5 +472,38 @@ class HostInputBoundFaultTest(unittest.TestCase):
         self.assertTrue(all(p.poll() is not None for p in procs))
 
 
+class ThroughputDropFaultTest(unittest.TestCase):
+    """throughput_drop changes the program's machine mid-run: another job's busy processes start at a step
+    of the run and stay to its end; the iterations after it take longer, and the log times each one."""
+
+    def test_the_iterations_after_the_job_lands_are_slower(self):
+        # Iterations of several milliseconds: the scheduler's time slices are a few ms, so an iteration much
+        # shorter than one runs whole in a slice and only every few of them waits for the others.
+        rows, config, expected, _ = run_train(self, [
+            "--fault", "throughput_drop", "--magnitude", "strong", "--seed", "4", "--set", "steps=80",
+            "--set", "model.width=256", "--set", "batch_size=256", "--set", "dataset.name=classification"])
+        job = config["competing_job"]
+        cores = os.cpu_count() or 1
+        self.assertEqual(job["busy_processes"], 4 * cores)
+        self.assertGreaterEqual(job["at_fraction"], 0.6)
+        self.assertLessEqual(job["at_fraction"], 0.75)
+        self.assertEqual(job["step"], int(job["at_fraction"] * 80))
+        self.assertEqual(expected["fault_params"]["busy_processes"], 4 * cores)
+        before = [r["iteration_time_ms"] for r in rows[5:job["step"]]]
+        after = [r["iteration_time_ms"] for r in rows[job["step"] + 2:]]
+        self.assertGreater(sum(after) / len(after), 1.5 * sum(before) / len(before))
+
+    def test_a_time_budget_is_turned_into_steps_at_the_probed_pace(self):
+        rows, config, expected, _ = run_train(self, ["--fault", "none", "--seed", "3", "--set", 'steps={"seconds": 0.5}'])
+        budget = config["steps_budget"]
+        self.assertEqual(budget["seconds"], 0.5)
+        self.assertGreater(budget["probed_ms_per_iteration"], 0.0)
+        # The recorded pace is rounded to a microsecond: the steps it implies agree within that rounding.
+        probed = budget["probed_ms_per_iteration"]
+        self.assertAlmostEqual(config["steps"] * probed, 500.0, delta=probed + 500.0 * 0.0005 / probed + 0.5)
+        self.assertEqual(len(rows), config["steps"])
+        self.assertTrue(all(r["iteration_time_ms"] > 0 for r in rows))
+
+
 if __name__ == "__main__":
     unittest.main()

@@ -119,6 +119,22 @@ def _host_input_bound(config, magnitude, rng):
     return {"competing_busy_processes": count, "per_core": per_core}
 
 
+@register("throughput_drop", "training",
+          "another job lands on the node mid-run and stays: busy processes, 1/2/4 per core, from 60-75% of the "
+          "steps to the end; every iteration after it is slower")
+def _throughput_drop(config, magnitude, rng):
+    # The run's own iterations are unchanged: what changes is the node under them, as when a neighbour's
+    # job, a runaway evaluation or a checkpoint copy starts on a shared machine. It starts late enough that
+    # the slowed iterations stay a minority of the run: the run's median is its normal pace. The log shows
+    # it (iteration_time_ms); a run shorter than two 10-second windows is too short to read a drop from
+    # (docs/features-training.md, step_time.slowdown).
+    per_core = pick(magnitude, 1, 2, 4)
+    count = per_core * (os.cpu_count() or 1)
+    at = round(rng.uniform(0.6, 0.75), 3)
+    config["competing_job"] = {"at_fraction": at, "busy_processes": count}
+    return {"busy_processes": count, "per_core": per_core, "at_fraction": at}
+
+
 def as_run(fault_id, fault_params, config):
     """`fault_params` as the run will use them. `--set` is applied after the fault and wins over it, so a
     matrix that sets `data_order` or `batch_size` itself (or a fix tried on the faulted program) changes
@@ -140,6 +156,8 @@ def as_run(fault_id, fault_params, config):
                     "loss_scale_window": config.get("loss_scale_window"), "hysteresis": config.get("hysteresis")})
     if fault_id == "host_input_bound":
         out["competing_busy_processes"] = int(config.get("competing_busy_processes") or 0)
+    if fault_id == "throughput_drop" and not config.get("competing_job"):
+        out["replaced_by_set"] = {"competing_job": config.get("competing_job")}
     if fault_id == "loss_spike" and not config.get("data_corruption"):
         out["replaced_by_set"] = {"data_corruption": config.get("data_corruption")}
     return out

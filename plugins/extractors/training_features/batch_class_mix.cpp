@@ -15,6 +15,15 @@ constexpr std::size_t kMinRows = 10;
 // errors vanish there faster than the bias gradient's rounding and momentum leftovers.
 constexpr double kMinLossOfFirst = 0.1;
 
+// The size of a sample's error (1 - p of its class) that a batch's mean cross-entropy L implies: 1 - e^-L,
+// the error at the batch's geometric-mean probability. It is L for small losses and stays under 1 where
+// a sample is confidently wrong, whose loss grows without bound while its bias gradient cannot pass
+// sqrt(2): read against L, the first batches of a class after a block of another (loss high, gradient
+// coherent) looked mixed.
+double per_sample_error(double loss) {
+  return -std::expm1(-loss);
+}
+
 }  // namespace
 
 void add_batch_class_mix_feature(const std::vector<LogRow>& rows, std::optional<std::int64_t> batch_size,
@@ -33,7 +42,7 @@ void add_batch_class_mix_feature(const std::vector<LogRow>& rows, std::optional<
     if (*r.loss < kMinLossOfFirst * *first) continue;
     const auto it = r.layer_grad_norms.find(*bias);
     if (it == r.layer_grad_norms.end() || !std::isfinite(it->second)) continue;
-    imbalance.push_back(it->second * scale / *r.loss);
+    imbalance.push_back(it->second * scale / per_sample_error(*r.loss));
     from = std::min(from, i);
     to = std::max(to, i);
   }

@@ -38,7 +38,7 @@ class Reader {
       if (!v.is_object()) fail(at, "expected an object");
       check_keys(v, at,
                  {"name", "description", "states", "default_state", "parents", "cpt", "discretization",
-                  "learn", "unseen", "from_label"});
+                  "learn", "unseen", "from_label", "learn_like"});
       Variable var;
       var.name = string_of(required(v, at, "name"), at + "/name");
       if (var.name.empty()) fail(at + "/name", "empty variable name");
@@ -90,6 +90,8 @@ class Reader {
         net.variables[i].discretization = read_discretization(net.variables[i], *it, at + "/discretization");
       if (auto it = vars[i].find("from_label"); it != vars[i].end())
         read_from_label(net, index, static_cast<int>(i), *it, at + "/from_label");
+      if (auto it = vars[i].find("learn_like"); it != vars[i].end())
+        read_learn_like(net.variables[i], *it, at + "/learn_like");
     }
     net.finalize(tolerance_);
     return net;
@@ -229,6 +231,27 @@ class Reader {
       if (!var.unseen.emplace(r, Variable::UnseenKind{share, std::move(p)}).second)
         fail(rat, fmt::format("row {} of '{}' has two unseen kinds", net.row_label(v, r), var.name));
     }
+  }
+
+  // `learn_like`: {state: state whose learnt rows it takes, ...}.
+  void read_learn_like(Variable& var, const json& spec, const std::string& at) const {
+    if (!spec.is_object()) fail(at, "expected an object {state: state whose learnt rows it takes}");
+    for (const auto& [from, to] : spec.items()) {
+      const std::string sat = at + "/" + from;
+      const int a = var.state_index(from);
+      if (a < 0) fail(sat, fmt::format("'{}' has no state '{}'", var.name, from));
+      const int b = state_of(var, to, sat);
+      if (a == b) fail(sat, fmt::format("state '{}' cannot take its own rows", from));
+      var.learn_like.emplace_back(a, b);
+    }
+    std::sort(var.learn_like.begin(), var.learn_like.end());
+    for (const auto& [a, b] : var.learn_like)
+      for (const auto& [x, y] : var.learn_like)
+        if (b == x) {
+          const std::string& from = var.states[static_cast<std::size_t>(a)];
+          fail(at + "/" + from, fmt::format("'{}' takes its rows from another state itself: name that one",
+                                            var.states[static_cast<std::size_t>(b)]));
+        }
   }
 
   // `from_label`: {"variable": label, "states": {label state: state, ...}, "otherwise": state}.
@@ -413,6 +436,12 @@ json to_json_graph(const Network& net) {
       j["unseen"] = unseen;
     }
     if (var.from_label) j["from_label"] = from_label_json(net, var);
+    if (!var.learn_like.empty()) {
+      json like = json::object();
+      for (const auto& [a, b] : var.learn_like)
+        like[var.states[static_cast<std::size_t>(a)]] = var.states[static_cast<std::size_t>(b)];
+      j["learn_like"] = like;
+    }
     if (var.discretization) {
       const Discretization& d = *var.discretization;
       json dj = {{"feature", d.feature}, {"thresholds", d.thresholds}};

@@ -99,6 +99,17 @@ TEST(bayes_json, AKindReadOffTheLabelMapsEveryLabelStateAndRoundTrips) {
   EXPECT_EQ(to_json_graph(back), doc);
 }
 
+TEST(bayes_json, StatesThatLearnLikeAnotherRoundTrip) {
+  const Network net = parse_json_graph(R"({"name": "g", "variables": [
+      {"name": "cause", "states": ["ok", "slow", "hot"], "cpt": [0.4, 0.3, 0.3],
+       "learn_like": {"slow": "ok", "hot": "ok"}}]})",
+                                       "g.json");
+  EXPECT_EQ(net.variables[0].learn_like, (std::vector<std::pair<int, int>>{{1, 0}, {2, 0}}));
+  const nlohmann::json doc = to_json_graph(net);
+  EXPECT_EQ(doc["variables"][0]["learn_like"], nlohmann::json({{"slow", "ok"}, {"hot", "ok"}}));
+  EXPECT_EQ(to_json_graph(parse_json_graph(doc.dump(), "back.json")), doc);
+}
+
 TEST(bayes_json, BifConvertsToJson) {
   if (!test::have_bn()) GTEST_SKIP() << "no shared BIF corpus";
   const Network bif = load_graph(test::bif("asia"));
@@ -191,6 +202,20 @@ INSTANTIATE_TEST_SUITE_P(
                                      {"name": "b", "states": ["x", "y"], "parents": ["a"], "learn": false,
                                       "cpt": [[1, 0], [0, 1]], "from_label": {"variable": "a", "states": {"t": "x"}}}]})",
                   "g.json: /variables/1/from_label: not every state of 'a' is mapped: expected 'otherwise'"},
+        Malformed{"LearnLikeAnUnknownState",
+                  R"({"variables": [{"name": "a", "states": ["ok", "slow"], "cpt": [0.5, 0.5],
+                                     "learn_like": {"slow": "healthy"}}]})",
+                  "g.json: /variables/0/learn_like/slow: 'healthy' is not a state of 'a' (states: ok, slow)"},
+        Malformed{"LearnLikeItself",
+                  R"({"variables": [{"name": "a", "states": ["ok", "slow"], "cpt": [0.5, 0.5],
+                                     "learn_like": {"slow": "slow"}}]})",
+                  "g.json: /variables/0/learn_like/slow: state 'slow' cannot take its own rows"},
+        Malformed{
+            "LearnLikeAChain",
+            R"({"variables": [{"name": "a", "states": ["ok", "slow", "hot"], "cpt": [0.4, 0.3, 0.3],
+                                     "learn_like": {"slow": "ok", "hot": "slow"}}]})",
+            "g.json: /variables/0/learn_like/hot: 'slow' takes its rows from another state itself: name "
+            "that one"},
         Malformed{"UnseenRowSum",
                   R"({"variables": [{"name": "a", "states": ["t", "f"], "cpt": [0.5, 0.5]},
                                      {"name": "b", "states": ["t", "f"], "parents": ["a"], "cpt": [[0.5, 0.5], [0.5, 0.5]],

@@ -169,6 +169,41 @@ TEST(bayes_learning, LeaveOneOutDoesNotLeakTheLabelThroughAKindReadOffIt) {
   for (const auto& posterior : loo.label_posteriors) EXPECT_LT(posterior[0], 0.99);
 }
 
+TEST(bayes_learning, AStateThatLearnsLikeAnotherTakesItsLearntRows) {
+  // cause {healthy, fault, slow} -> symptom given a context {a, b}; `slow` (a systems cause) leaves the
+  // symptom as healthy runs show it; the kept table `timing` keeps its own rows.
+  const Network net = parse_json_graph(R"({"name": "g", "variables": [
+      {"name": "cause", "states": ["healthy", "fault", "slow"], "cpt": [0.4, 0.4, 0.2],
+       "learn_like": {"slow": "healthy"}},
+      {"name": "ctx", "states": ["a", "b"], "cpt": [0.5, 0.5]},
+      {"name": "symptom", "states": ["low", "high"], "parents": ["cause", "ctx"],
+       "cpt": [[0.5, 0.5], [0.5, 0.5], [0.5, 0.5], [0.5, 0.5], [0.9, 0.1], [0.2, 0.8]]},
+      {"name": "timing", "states": ["steady", "dropped"], "parents": ["cause"], "learn": false,
+       "cpt": [[0.95, 0.05], [0.95, 0.05], [0.1, 0.9]]}]})",
+                                       "g.json");
+  Counts counts = empty_counts(net);
+  auto add = [&](int cause, int ctx, int symptom) {
+    Likelihoods l(net.size());
+    l.set_hard(0, cause, 3);
+    l.set_hard(1, ctx, 2);
+    l.set_hard(2, symptom, 2);
+    add_case(net, l, counts);
+  };
+  for (int i = 0; i < 6; ++i) add(0, 0, 0);  // healthy in context a: low
+  for (int i = 0; i < 2; ++i) add(0, 1, 1);  // healthy in context b: high
+  add(1, 0, 1);
+  const Network learnt = with_learnt_tables(net, counts, {.prior_strength = 2.0, .keep = {3}});
+  const auto& cpt = learnt.variables[2].cpt;
+  // Rows (cause, ctx): healthy/a = 0, healthy/b = 1, ..., slow/a = 4, slow/b = 5.
+  EXPECT_NEAR(cpt[0], 7.0 / 8.0, 1e-12);          // healthy, a: (1 + 6) / (2 + 6)
+  EXPECT_NEAR(cpt[2 * 1 + 1], 3.0 / 4.0, 1e-12);  // healthy, b: (1 + 2) / (2 + 2)
+  for (std::size_t s = 0; s < 2; ++s) {
+    EXPECT_DOUBLE_EQ(cpt[4 * 2 + s], cpt[0 * 2 + s]);  // slow, a = healthy, a (not its prior 0.9, 0.1)
+    EXPECT_DOUBLE_EQ(cpt[5 * 2 + s], cpt[1 * 2 + s]);  // slow, b = healthy, b
+  }
+  EXPECT_EQ(learnt.variables[3].cpt, net.variables[3].cpt);  // the hand-set timing table is kept
+}
+
 }  // namespace
 }  // namespace cann_debug::bayes
 

@@ -15,16 +15,16 @@ namespace {
 using nlohmann::json;
 using namespace training_test;
 
-// 40 steps of a loss falling from 2 to 0.4 whose output bias gradient is `imbalance` x loss / sqrt(64);
-// the layers are numbered modules 0, 2 and 10 (10 is the output layer), `last` names the output module's
-// bias.
+// 40 steps of a loss falling from 2 to 0.4 whose output bias gradient is `imbalance` x (1 - e^-loss) /
+// sqrt(64); the layers are numbered modules 0, 2 and 10 (10 is the output layer), `last` names the output
+// module's bias.
 std::vector<json> rows_with_bias(double imbalance, const std::string& last = "10.bias") {
   std::vector<json> rows;
   for (int i = 0; i < 40; ++i) {
     const double loss = 0.4 + 1.6 * std::exp(-i / 10.0);
     json layers = {
         {"0.weight", 0.5}, {"0.bias", 0.1}, {"2.weight", 0.4}, {"2.bias", 5.0}, {"10.weight", 0.3}};
-    layers[last] = imbalance * loss / 8.0;
+    layers[last] = imbalance * -std::expm1(-loss) / 8.0;
     rows.push_back({{"step", i}, {"loss", loss}, {"grad_norm", 1.0}, {"layer_grad_norms", layers}});
   }
   return rows;
@@ -42,6 +42,26 @@ TEST(BatchClassMix, TheOutputBiasGradientAgainstTheLossSaysHowMixedTheBatchesAre
   ASSERT_EQ(refs.size(), 2u);
   EXPECT_EQ(refs[1].kind, "layer");
   EXPECT_EQ(refs[1].id, "10.bias");  // module 10 comes after module 2 in network order
+}
+
+TEST(BatchClassMix, ABatchOfOneClassTheModelGetsConfidentlyWrongIsConcentrated) {
+  // Blocks of one class: the first batches of a new block are predicted as the old class with
+  // p(class) = 0.01, so each sample's loss is 4.6 while its bias gradient is (p - 1, 1 - p): the batch
+  // mean keeps that full norm, 1.4. Read against the loss it looked like a mixed batch (1.4 x 8 / 4.6 =
+  // 2.4); the error the loss implies, 1 - e^-4.6, puts it at 11.
+  std::vector<json> rows;
+  for (int i = 0; i < 40; ++i) {
+    const double p = i % 2 == 0 ? 0.01 : 0.5;
+    const double loss = -std::log(p);
+    rows.push_back({{"step", i},
+                    {"loss", loss},
+                    {"grad_norm", 2.0},
+                    {"layer_grad_norms",
+                     {{"0.weight", 0.5}, {"10.weight", 0.3}, {"10.bias", std::sqrt(2.0) * (1 - p)}}}});
+  }
+  const double imbalance = value_of(extract(rows), "grad.output_bias_imbalance");
+  EXPECT_GT(imbalance, 8.0);
+  EXPECT_LT(imbalance, 12.0);
 }
 
 TEST(BatchClassMix, TheOutputLayerIsTheModuleModelCodeNamesSo) {

@@ -28,6 +28,41 @@ std::vector<int> read_off(const Network& net, int label) {
 
 }  // namespace
 
+namespace {
+
+// Copies, in every learnt table with a parent that declares learn_like, the rows of the named state's
+// configurations into the rows of the state that learns like it.
+void copy_rows_learnt_alike(const Network& prior, Network& out, const LearnOptions& options) {
+  for (std::size_t u = 0; u < prior.size(); ++u) {
+    const auto& like = prior.variables[u].learn_like;
+    if (like.empty()) continue;
+    for (int child : prior.children(static_cast<int>(u))) {
+      if (std::find(options.keep.begin(), options.keep.end(), child) != options.keep.end()) continue;
+      Variable& var = out.variables[static_cast<std::size_t>(child)];
+      const auto slot = static_cast<std::size_t>(
+          std::find(var.parents.begin(), var.parents.end(), static_cast<int>(u)) - var.parents.begin());
+      // The row stride of parent `slot`: the product of the cardinalities of the parents after it.
+      std::size_t stride = 1;
+      for (std::size_t i = slot + 1; i < var.parents.size(); ++i)
+        stride *= prior.variables[static_cast<std::size_t>(var.parents[i])].cardinality();
+      const std::size_t k = var.cardinality();
+      const std::size_t rows = var.cpt.size() / k;
+      for (std::size_t r = 0; r < rows; ++r) {
+        const auto state = static_cast<int>(out.row_states(child, r)[slot]);
+        for (const auto& [a, b] : like) {
+          if (state != a) continue;
+          const std::size_t from =
+              r - static_cast<std::size_t>(a) * stride + static_cast<std::size_t>(b) * stride;
+          std::copy_n(var.cpt.begin() + static_cast<std::ptrdiff_t>(from * k), k,
+                      var.cpt.begin() + static_cast<std::ptrdiff_t>(r * k));
+        }
+      }
+    }
+  }
+}
+
+}  // namespace
+
 Counts empty_counts(const Network& net) {
   Counts c;
   c.of.resize(net.size());
@@ -96,6 +131,7 @@ Network with_learnt_tables(const Network& prior, const Counts& counts, const Lea
               (1.0 - it->second.share) * var.cpt[r * k + s] + it->second.share * it->second.p[s];
     }
   }
+  copy_rows_learnt_alike(prior, out, options);
   return out;
 }
 

@@ -11,6 +11,7 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 namespace cann_debug::bayes {
@@ -57,6 +58,12 @@ struct Variable {
     std::vector<int> state_of;  // per state of the label: this variable's state
   };
   std::optional<ReadOffLabel> from_label;
+  /// States whose rows learning copies from another state's (docs/bayes.md, "Causes that leave a symptom
+  /// as it is"): for each pair (a, b), every learnt table with this variable as a parent gets, in each row
+  /// where this variable is in state a, the learnt row of the same configuration with state b instead (a
+  /// cause that does not act on a symptom shows it as the healthy runs do, however few runs it has).
+  /// Tables that are not learnt (learn: false) keep their hand-set rows.
+  std::vector<std::pair<int, int>> learn_like;
   std::optional<Discretization> discretization;
 
   std::size_t cardinality() const { return states.size(); }
