@@ -52,6 +52,10 @@ constexpr double kLateShare = 0.2;
 constexpr double kMinLevelOfFirst = 0.1;
 // A non-finite loss in a divergence counts as a tenfold rise.
 constexpr double kNonFiniteHeight = 9.0;
+// A run whose loss rose tenfold (a height of 9) before the first fifth of its rows had no stable stretch
+// to diverge late from: an unrecovered rise after it is the same instability (a rate the run cannot
+// take: thrown up at step 3, back to five times its first loss, non-finite from step 39 of 150).
+constexpr double kEarlyBlowupHeight = 9.0;
 
 /// The position of the first row from which the learning rate stays at its peak; 0 without a warm-up.
 std::size_t warmup_end(const std::vector<LogRow>& rows) {
@@ -271,6 +275,10 @@ void add_loss_spike_features(const std::vector<LogRow>& rows, const std::vector<
   const LossSpike* longest = nullptr;
   const LossSpike* warmup = nullptr;
   const LossSpike* divergence = nullptr;  // not recovered, late
+  const bool blew_up_early = std::any_of(spikes.begin(), spikes.end(), [&](const LossSpike& s) {
+    return static_cast<double>(s.start) < kLateShare * static_cast<double>(rows.size()) &&
+           !(s.height < kEarlyBlowupHeight);
+  });
   std::size_t count = 0, single = 0;
   for (const LossSpike& s : spikes) {
     if (s.recovered && s.in_warmup) {
@@ -281,7 +289,7 @@ void add_loss_spike_features(const std::vector<LogRow>& rows, const std::vector<
       ++count;
       if (!highest || s.height > highest->height) highest = &s;
       if (!longest || s.end - s.start > longest->end - longest->start) longest = &s;
-    } else if (!s.in_warmup && s.base >= floor &&
+    } else if (!s.in_warmup && !blew_up_early && s.base >= floor &&
                static_cast<double>(s.start) >= kLateShare * static_cast<double>(rows.size())) {
       divergence = &s;
     }

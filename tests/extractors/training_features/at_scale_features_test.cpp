@@ -271,6 +271,18 @@ TEST(AtScaleFeatures, ALateNaNCountsAsATenfoldDivergence) {
   EXPECT_DOUBLE_EQ(value_of(set, "loss.late_divergence_start_step"), 150.0);
 }
 
+TEST(AtScaleFeatures, ARunThatBlewUpInItsFirstFifthHasNoLateDivergence) {
+  // A rate the run cannot take: thrown up a thousandfold at step 5, back near its level by step 12, and
+  // non-finite from step 150 on. It was never stable, so the late NaN is the same instability.
+  std::vector<json> rows = smooth_run(200);
+  for (int i = 5; i <= 10; ++i) rows[static_cast<std::size_t>(i - 1)]["loss"] = 1000.0 * curve(i);
+  rows[149]["loss"] = 1.8 * curve(150);
+  for (int i = 151; i <= 200; ++i) rows[static_cast<std::size_t>(i - 1)]["loss"] = "nan";
+  const FeatureSet set = run_extractor({{kRecordsPort, records_of(rows)}});
+  EXPECT_DOUBLE_EQ(value_of(set, "loss.late_divergence_height"), 0.0);
+  EXPECT_FALSE(has(set, "loss.late_divergence_start_step"));
+}
+
 TEST(AtScaleFeatures, ASustainedSlowerStretchIsAThroughputDrop) {
   std::vector<json> rows = smooth_run(200);
   for (std::size_t i = 0; i < rows.size(); ++i)
