@@ -108,13 +108,18 @@ def _loss_scale_overflow(config, magnitude, rng):
     return {"precision": "fp16", "loss_scale_window": window, "hysteresis": 1}
 
 
+def busy_processes(magnitude):
+    """Another tenant's busy processes for a fault of `magnitude`: 1, 2 or 4 per core of this node."""
+    per_core = pick(magnitude, 1, 2, 4)
+    return per_core, per_core * (os.cpu_count() or 1)
+
+
 @register("host_input_bound", "training",
           "other tenants' jobs on the node take its CPUs: busy processes beside the run, 1/2/4 per core")
 def _host_input_bound(config, magnitude, rng):
     # A CPU run is its own input pipeline and device: processes that take the cores stall both. The
     # run's host_metrics.jsonl shows them (a run queue beyond the cores while other processes use the CPUs).
-    per_core = pick(magnitude, 1, 2, 4)
-    count = per_core * (os.cpu_count() or 1)
+    per_core, count = busy_processes(magnitude)
     config["competing_busy_processes"] = count
     return {"competing_busy_processes": count, "per_core": per_core}
 
@@ -128,8 +133,7 @@ def _throughput_drop(config, magnitude, rng):
     # the slowed iterations stay a minority of the run: the run's median is its normal pace. The log shows
     # it (iteration_time_ms); a run shorter than two 10-second windows is too short to read a drop from
     # (docs/features-training.md, step_time.slowdown).
-    per_core = pick(magnitude, 1, 2, 4)
-    count = per_core * (os.cpu_count() or 1)
+    per_core, count = busy_processes(magnitude)
     at = round(rng.uniform(0.6, 0.75), 3)
     config["competing_job"] = {"at_fraction": at, "busy_processes": count}
     return {"busy_processes": count, "per_core": per_core, "at_fraction": at}

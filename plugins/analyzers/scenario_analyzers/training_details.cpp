@@ -61,6 +61,8 @@ constexpr double kRepeatAutocorr = 0.45;
 constexpr double kPositionZ = 8.0;
 /// A step up of the loss where the epoch starts again: from where the graph reads epoch_start_jump=jump.
 constexpr double kStartJumpZ = 4.0;
+/// A steady cycle in the batches' class mix: from where the graph reads batch_mix_cycle=cycling.
+constexpr double kCycleZ = 3.5;
 /// Neighbouring losses alike around their trend, which batches drawn afresh never are: from where the graph
 /// reads batch_correlation=correlated.
 constexpr double kNeighbourAutocorr = 0.15;
@@ -158,12 +160,27 @@ json observations(const FeatureIndex& features, const std::vector<GraphVariable>
                     "and the model has drifted away from its start",
                     jump->value),
         steps_of(jump, "loss.epoch_start"));
+  // The class mix of the batches swinging back and forth in a steady cycle (class blocks behind a shuffle
+  // buffer smaller than a block): said when none of the epoch observations is.
+  const Feature* cycle = features.find("grad.output_bias_cycle_zscore");
+  const bool cycled = !repeats && !positioned && !jumped && cycle &&
+                      cycle->value >= state_threshold(graph, "batch_mix_cycle", "cycling", kCycleZ);
+  if (cycled) {
+    const Feature* period = features.find("grad.output_bias_cycle_period");
+    add("batch_mix_cycle",
+        fmt::format("the output layer's bias gradient, which the batch's class mix sets, swings in a steady "
+                    "cycle{} ({:.1f} sd above a flat spectrum), where batches drawn afresh all hold the same "
+                    "mix: the data are read in blocks of a few classes, behind a shuffle buffer too small to "
+                    "mix them",
+                    period ? fmt::format(" of {:.1f} steps", period->value) : "", cycle->value),
+        steps_of(cycle, "grad.layer_norm"));
+  }
   // Neighbouring batches alike, where nothing ties the order to the epoch (shards of one class read with a
   // shard-level shuffle, a single pass over a poorly mixed stream): said when none of the epoch
   // observations is, whatever the verdict, with the other reading a correlation of neighbours has (a rate
   // that swings the loss back and forth).
   if (const Feature* f = features.find("loss.residual_lag1_autocorr");
-      !repeats && !positioned && !jumped && f &&
+      !repeats && !positioned && !jumped && !cycled && f &&
       f->value >= state_threshold(graph, "batch_correlation", "correlated", kNeighbourAutocorr)) {
     const Feature* grad = features.find("grad_norm.residual_lag1_autocorr");
     add("neighbouring_batches",

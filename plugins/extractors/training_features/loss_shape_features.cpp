@@ -50,13 +50,6 @@ std::optional<double> epoch_lag_zscore(const std::vector<double>& ranked, std::s
   return (*at_period - m) / sd;
 }
 
-// One value per step, in step order, with no step missing (positions in the epoch count steps).
-bool one_row_per_step(const std::vector<LogRow>& rows) {
-  for (std::size_t i = 1; i < rows.size(); ++i)
-    if (step_of(rows[i]) != step_of(rows[i - 1]) + 1) return false;
-  return true;
-}
-
 }  // namespace
 
 void add_loss_shape_features(const std::vector<LogRow>& rows, std::optional<std::int64_t> steps_per_epoch,

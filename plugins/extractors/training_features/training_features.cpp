@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 
 #include "batch_class_mix.hpp"
+#include "batch_mix_cycle.hpp"
 #include "cann_debug/messages.hpp"
 #include "feature_list.hpp"
 #include "gradient_features.hpp"
@@ -150,6 +151,7 @@ class TrainingFeatures final : public Component {
     add_repeated_batch_features(rows_, config_, features);
     add_gradient_features(curve, config_, features);
     add_batch_class_mix_feature(curve, batch_size, features);
+    add_batch_mix_cycle_features(rows_, steps_per_epoch, features);
     // The optimizer the trace saw run wins over the one the config names, and that over the log's.
     std::optional<NamedOptimizer> optimizer = trace_optimizer_.result();
     if (!optimizer) optimizer = config_optimizer_ ? config_optimizer_ : log_optimizer_;

@@ -139,6 +139,12 @@ std::vector<std::string> logged_layers(const std::vector<LogRow>& rows) {
   return out;
 }
 
+bool one_row_per_step(const std::vector<LogRow>& rows) {
+  for (std::size_t i = 1; i < rows.size(); ++i)
+    if (step_of(rows[i]) != step_of(rows[i - 1]) + 1) return false;
+  return true;
+}
+
 std::optional<std::string> output_layer_bias(const std::vector<LogRow>& rows) {
   // The names PyTorch model code gives its output layer (torchvision's fc and classifier, timm's head,
   // Hugging Face's classifier, lm_head and score): the last such module that logs a bias, else the module

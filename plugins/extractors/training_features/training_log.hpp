@@ -61,6 +61,10 @@ LogRow row_from_record(const Record& record, std::int64_t index);
 /// the config is optional extra evidence.
 RunConfig config_from(const RunConfiguration& config);
 
+/// Whether the rows hold one value per step, in step order, with no step missing (positions in the epoch
+/// and periods count steps).
+bool one_row_per_step(const std::vector<LogRow>& rows);
+
 /// Layer names in network order: dotted names compared part by part, numeric parts as numbers
 /// ("2.weight" < "10.weight"), which recovers PyTorch's named_parameters() order for numbered modules.
 bool layer_name_less(const std::string& a, const std::string& b);

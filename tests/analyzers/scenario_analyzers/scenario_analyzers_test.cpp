@@ -260,6 +260,29 @@ TEST(scenario_analyzers, ThePositionInTheEpochIsSaidWhereTheRepeatIsNot) {
   EXPECT_EQ(observations_of(12.5, 0.2, strict), Kinds{"epoch_position"});
 }
 
+// A cycle in the batches' class mix is said from the graph's batch_mix_cycle=cycling on, with its period,
+// and not beside an epoch observation, which says more.
+TEST(scenario_analyzers, ACycleInTheClassMixIsSaidWhereNoEpochObservationIs) {
+  auto observations_of = [](double cycle_z, double position_z, std::vector<GraphVariable> graph) {
+    return observation_kinds({{"grad.output_bias_cycle_zscore", cycle_z, "sd", {}, {}},
+                              {"grad.output_bias_cycle_period", 5.8, "steps", {}, {}},
+                              {"data.epoch_position_zscore", position_z, "sd", {}, {}}},
+                             std::move(graph));
+  };
+  using Kinds = std::vector<std::string>;
+  EXPECT_EQ(observations_of(5.2, 6.0, {}), Kinds{"batch_mix_cycle"});
+  EXPECT_EQ(observations_of(3.0, 6.0, {}), Kinds{});
+  EXPECT_EQ(observations_of(5.2, 10.0, {}), Kinds{"epoch_position"});
+  const std::vector<GraphVariable> strict = {{.name = "batch_mix_cycle",
+                                              .states = {"none", "cycling"},
+                                              .parents = {"root_cause"},
+                                              .feature = "grad.output_bias_cycle_zscore",
+                                              .thresholds = {6.0},
+                                              .bins = {"none", "cycling"}}};
+  EXPECT_EQ(observations_of(5.2, 6.0, strict), Kinds{});
+  EXPECT_EQ(observations_of(6.5, 6.0, strict), Kinds{"batch_mix_cycle"});
+}
+
 // A step up of the loss at the epoch start is said from the graph's epoch_start_jump=jump on, and only where
 // neither the repeat nor the position effect (which say more) is.
 TEST(scenario_analyzers, TheJumpAtTheEpochStartIsSaidWhereNothingMoreIs) {
