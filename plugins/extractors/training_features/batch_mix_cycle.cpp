@@ -7,6 +7,7 @@
 #include <string>
 
 #include "epoch_position.hpp"
+#include "series_math.hpp"
 
 namespace cann_debug::plugins::training_detail {
 namespace {
@@ -15,28 +16,11 @@ namespace {
 // a segment to stand apart from what the segment's line leaves of the learning curve).
 constexpr std::size_t kLowestIndex = 3;
 
-/// The ranks of v's values (0-based; tied values share their mean rank).
-std::vector<double> ranks_of(const double* v, std::size_t n) {
-  std::vector<std::size_t> order(n);
-  for (std::size_t i = 0; i < n; ++i) order[i] = i;
-  std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return v[a] < v[b]; });
-  std::vector<double> rank(n);
-  for (std::size_t i = 0; i < n;) {
-    std::size_t j = i;
-    while (j + 1 < n && v[order[j + 1]] == v[order[i]]) ++j;
-    for (std::size_t k = i; k <= j; ++k) rank[order[k]] = static_cast<double>(i + j) / 2.0;
-    i = j + 1;
-  }
-  return rank;
-}
-
 /// The series less its least-squares line.
 std::vector<double> less_its_line(const std::vector<double>& v) {
   const std::size_t n = v.size();
   const double centre = static_cast<double>(n - 1) / 2.0;
-  double mean_v = 0.0;
-  for (std::size_t i = 0; i < n; ++i) mean_v += v[i];
-  mean_v /= static_cast<double>(n);
+  const double mean_v = mean(v);
   double sxx = 0.0, sxy = 0.0;
   for (std::size_t i = 0; i < n; ++i) {
     const double x = static_cast<double>(i) - centre;
@@ -93,7 +77,9 @@ std::optional<CycleTest> cycle_test(const std::vector<double>& series, std::opti
     sine[j] = std::sin(angle);
   }
   for (std::size_t s = 0; s < segments; ++s) {
-    const std::vector<double> r = less_its_line(ranks_of(series.data() + s * segment, segment));
+    const auto from = series.begin() + static_cast<std::ptrdiff_t>(s * segment);
+    const std::vector<double> r =
+        less_its_line(ranks(std::vector<double>(from, from + static_cast<std::ptrdiff_t>(segment))));
     for (std::size_t k = kLowestIndex; k <= highest_index; ++k) {
       if (!tested[k]) continue;
       double re = 0.0, im = 0.0;
