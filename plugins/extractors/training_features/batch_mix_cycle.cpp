@@ -116,7 +116,9 @@ std::optional<CycleTest> cycle_test(const std::vector<double>& series, std::opti
   const double m = static_cast<double>(ordinates);
   const double log_any = log_single < -30.0 ? log_single + std::log(m)
                                             : std::log(-std::expm1(m * std::log1p(-std::exp(log_single))));
-  test.zscore = normal_deviate_of_log_tail(log_any);
+  // A band whose highest ordinate is no higher than noise makes anywhere: the ordinate's own deviate, not
+  // the floor a tail of 1 would give.
+  test.zscore = log_any < 0.0 ? normal_deviate_of_log_tail(log_any) : single;
   return test;
 }
 

@@ -58,7 +58,8 @@ void add_batch_mix_cycle_features(const std::vector<LogRow>& rows,
 /// ln of the upper tail probability of the standard normal at z, accurate where the probability underflows.
 double log_normal_upper_tail(double z);
 
-/// The z whose upper tail probability has logarithm `log_p` (<= 0): the inverse of log_normal_upper_tail.
+/// The z whose upper tail probability has logarithm `log_p` (< 0): the inverse of log_normal_upper_tail;
+/// -40 for a log_p of 0 or more.
 double normal_deviate_of_log_tail(double log_p);
 
 }  // namespace cann_debug::plugins::training_detail
