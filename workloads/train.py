@@ -107,11 +107,7 @@ def divergence_lr(config, model, loss_fn, x, y, batch, seed, steps=60, lr_min=1e
     """The rate at which this model, optimizer and data diverge: an exponential learning-rate sweep on a
     copy of the initialised model (Smith's LR range test, fastai's lr_find), stopped when the smoothed loss
     exceeds 4 times its lowest value or stops being finite. Returns that rate (lr_max if it never does)."""
-    import copy
-
-    probe = copy.deepcopy(model)
-    opt = make_optimizer(config["optimizer"], probe.parameters(), lr_min)
-    gen = torch.Generator().manual_seed(seed)
+    probe, opt, gen = probe_copy(model, config["optimizer"], lr_min, seed)
     smooth, best = None, math.inf
     for i in range(steps):
         lr = lr_min * (lr_max / lr_min) ** (i / (steps - 1))
@@ -128,6 +124,13 @@ def divergence_lr(config, model, loss_fn, x, y, batch, seed, steps=60, lr_min=1e
         loss.backward()
         opt.step()
     return lr_max
+
+
+def probe_copy(model, opt_spec, lr, seed):
+    """A copy of the model with an optimizer and a batch generator of its own, for probes that train it
+    (the rate sweep, the pace probe): the run's own model and optimizer are untouched."""
+    probe = copy.deepcopy(model)
+    return probe, make_optimizer(opt_spec, probe.parameters(), lr), torch.Generator().manual_seed(seed)
 
 
 def make_optimizer(opt, params, lr):
@@ -226,34 +229,33 @@ def initial_grad_norm(model, loss_fn, x, y):
     return g
 
 
-def iteration_pace_ms(model, opt_spec, lr, loss_fn, x, y, batch, seed, warm_s=0.5, timed_s=1.0):
+def iteration_pace_ms(model, opt_spec, lr, loss_fn, x, y, batch, seed, warm_s=0.5, timed_s=1.0, cap=4000):
     """Wall time of one training iteration of this model, optimizer and batch at its steady pace, in ms: the
     lower quartile over `timed_s` seconds of iterations (10 at least) of a copy, after `warm_s` seconds of
-    warm-up ones. A young process runs its first seconds slower (allocations, first kernel choices), and a
-    median taken there over-estimated the pace by up to half again, which made a run shorter than asked;
-    the run's own model and optimizer are untouched."""
-    m = copy.deepcopy(model)
-    o = make_optimizer(opt_spec, m.parameters(), lr)
-    gen = torch.Generator().manual_seed(seed)
-    times, warm, spent = [], True, 0.0
-    for _ in range(4000):
-        idx = torch.randint(len(y), (batch,), generator=gen)
-        started = time.perf_counter()
-        o.zero_grad()
-        loss_fn(m(x[idx]), y[idx]).backward()
-        grad_norms(m)
-        o.step()
-        took = time.perf_counter() - started
-        spent += took
-        if warm:
-            if spent >= warm_s and len(times) >= 2:
-                warm, spent, times = False, 0.0, []
-            else:
-                times.append(took)
-            continue
-        times.append(took)
-        if spent >= timed_s and len(times) >= 10:
-            break
+    warm-up ones (3 at least). A young process runs its first seconds slower (allocations, first kernel
+    choices), and a median taken there over-estimated the pace by up to half again, which made a run shorter
+    than asked. At most `cap` iterations in all: where the warm-up alone reaches it, its times stand in."""
+    m, o, gen = probe_copy(model, opt_spec, lr, seed)
+    left = cap
+
+    def iterations(seconds, fewest):
+        """Times iterations until they add up to `seconds` and number `fewest` or more, or the cap is reached."""
+        nonlocal left
+        times, spent = [], 0.0
+        while left and not (spent >= seconds and len(times) >= fewest):
+            idx = torch.randint(len(y), (batch,), generator=gen)
+            started = time.perf_counter()
+            o.zero_grad()
+            loss_fn(m(x[idx]), y[idx]).backward()
+            grad_norms(m)
+            o.step()
+            times.append(time.perf_counter() - started)
+            spent += times[-1]
+            left -= 1
+        return times
+
+    warm = iterations(warm_s, 3)
+    times = iterations(timed_s, 10) if left else warm
     return statistics.quantiles(times, n=4)[0] * 1000.0 if len(times) >= 2 else times[0] * 1000.0
 
 

@@ -27,10 +27,9 @@ double per_sample_error(double loss) {
 }  // namespace
 
 void add_batch_class_mix_feature(const std::vector<LogRow>& rows, std::optional<std::int64_t> batch_size,
-                                 FeatureList& out) {
-  if (!batch_size || *batch_size < 1) return;
-  const std::optional<std::string> bias = output_layer_bias(rows);
-  if (!bias) return;
+                                 const std::optional<std::string>& output_bias, FeatureList& out) {
+  if (!batch_size || *batch_size < 1 || !output_bias) return;
+  const std::string& bias = *output_bias;
   std::optional<double> first;
   std::vector<double> imbalance;
   std::size_t from = rows.size(), to = 0;
@@ -40,7 +39,7 @@ void add_batch_class_mix_feature(const std::vector<LogRow>& rows, std::optional<
     if (!r.loss || !std::isfinite(*r.loss) || *r.loss <= 0.0) continue;
     if (!first) first = *r.loss;
     if (*r.loss < kMinLossOfFirst * *first) continue;
-    const auto it = r.layer_grad_norms.find(*bias);
+    const auto it = r.layer_grad_norms.find(bias);
     if (it == r.layer_grad_norms.end() || !std::isfinite(it->second)) continue;
     imbalance.push_back(it->second * scale / per_sample_error(*r.loss));
     from = std::min(from, i);
@@ -48,7 +47,7 @@ void add_batch_class_mix_feature(const std::vector<LogRow>& rows, std::optional<
   }
   if (imbalance.size() < kMinRows) return;
   out.add("grad.output_bias_imbalance", median(imbalance), "ratio",
-          {rows_ref(rows, from, to, "steps", "grad.layer_norm"), {"layer", *bias}});
+          {rows_ref(rows, from, to, "steps", "grad.layer_norm"), {"layer", bias}});
 }
 
 }  // namespace cann_debug::plugins::training_detail

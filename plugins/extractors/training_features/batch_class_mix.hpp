@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "feature_list.hpp"
@@ -19,9 +20,9 @@ namespace cann_debug::plugins::training_detail {
 /// Appends `grad.output_bias_imbalance`: the median over the rows whose loss is at least a tenth of the first
 /// of ||gradient of the output layer's bias|| x sqrt(batch size) / (1 - e^-loss) (the per-sample error the
 /// loss implies; about 1 for batches drawn at random, several for batches of a few classes). The output layer
-/// is the last module in network order (layer_name_less) and must log its bias; absent without a batch size,
-/// such a bias, or 10 such rows.
+/// is `output_bias` (output_layer_bias of the whole log); absent without a batch size, such a bias, or 10
+/// such rows.
 void add_batch_class_mix_feature(const std::vector<LogRow>& rows, std::optional<std::int64_t> batch_size,
-                                 FeatureList& out);
+                                 const std::optional<std::string>& output_bias, FeatureList& out);
 
 }  // namespace cann_debug::plugins::training_detail

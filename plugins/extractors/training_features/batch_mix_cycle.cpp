@@ -123,14 +123,14 @@ std::optional<CycleTest> cycle_test(const std::vector<double>& series, std::opti
 }
 
 void add_batch_mix_cycle_features(const std::vector<LogRow>& rows,
-                                  std::optional<std::int64_t> steps_per_epoch, FeatureList& out) {
-  if (rows.empty() || !one_row_per_step(rows)) return;
-  const std::optional<std::string> bias = output_layer_bias(rows);
-  if (!bias) return;
+                                  std::optional<std::int64_t> steps_per_epoch,
+                                  const std::optional<std::string>& output_bias, FeatureList& out) {
+  if (rows.empty() || !output_bias || !one_row_per_step(rows)) return;
+  const std::string& bias = *output_bias;
   std::vector<double> log_norm;
   log_norm.reserve(rows.size());
   for (const LogRow& r : rows) {
-    const auto it = r.layer_grad_norms.find(*bias);
+    const auto it = r.layer_grad_norms.find(bias);
     if (it == r.layer_grad_norms.end() || !std::isfinite(it->second) || !(it->second > 0.0)) return;
     log_norm.push_back(std::log(it->second));
   }
@@ -139,7 +139,7 @@ void add_batch_mix_cycle_features(const std::vector<LogRow>& rows,
   const auto test = cycle_test(log_norm, epoch);
   if (!test) return;
   const std::vector<EvidenceRef> evidence = {
-      rows_ref(rows, 0, test->segments * test->segment - 1, "steps", "grad.layer_norm"), {"layer", *bias}};
+      rows_ref(rows, 0, test->segments * test->segment - 1, "steps", "grad.layer_norm"), {"layer", bias}};
   out.add("grad.output_bias_cycle_zscore", test->zscore, "sd", evidence);
   out.add("grad.output_bias_cycle_period", test->period_steps, "steps", evidence);
 }

@@ -13,6 +13,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "feature_list.hpp"
@@ -50,10 +51,11 @@ std::optional<CycleTest> cycle_test(const std::vector<double>& series, std::opti
 
 /// Appends `grad.output_bias_cycle_zscore` (the test on ln ||gradient of the output layer's bias||) and
 /// `grad.output_bias_cycle_period` (the period of the highest ordinate, steps) where every row of a log of
-/// one row per step logs a positive, finite norm for that bias (output_layer_bias) over three segments;
-/// `steps_per_epoch` as cycle_test's epoch.
+/// one row per step logs a positive, finite norm for that bias (`output_bias`, output_layer_bias) over
+/// three segments; `steps_per_epoch` as cycle_test's epoch.
 void add_batch_mix_cycle_features(const std::vector<LogRow>& rows,
-                                  std::optional<std::int64_t> steps_per_epoch, FeatureList& out);
+                                  std::optional<std::int64_t> steps_per_epoch,
+                                  const std::optional<std::string>& output_bias, FeatureList& out);
 
 /// ln of the upper tail probability of the standard normal at z, accurate where the probability underflows.
 double log_normal_upper_tail(double z);

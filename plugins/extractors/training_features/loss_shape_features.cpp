@@ -184,7 +184,7 @@ std::optional<std::vector<double>> step_series(const std::vector<LogRow>& rows, 
 }  // namespace
 
 void add_epoch_position_features(const std::vector<LogRow>& rows, std::optional<std::int64_t> steps_per_epoch,
-                                 FeatureList& out) {
+                                 const std::optional<std::string>& output_bias, FeatureList& out) {
   if (!steps_per_epoch || *steps_per_epoch < 2 || rows.empty() || !one_row_per_step(rows)) return;
   const auto period = static_cast<std::size_t>(*steps_per_epoch);
   const auto loss = step_series(rows, [](const LogRow& r) { return r.loss; });
@@ -206,19 +206,19 @@ void add_epoch_position_features(const std::vector<LogRow>& rows, std::optional<
       z_sum += grad_test->zscore;
       tests += 1.0;
     }
-  if (const std::optional<std::string> bias = output_layer_bias(rows)) {
+  if (output_bias) {
+    const std::string& bias = *output_bias;
     const auto bias_norm = step_series(
         rows,
         [&](const LogRow& r) -> std::optional<double> {
-          const auto it = r.layer_grad_norms.find(*bias);
+          const auto it = r.layer_grad_norms.find(bias);
           if (it == r.layer_grad_norms.end()) return std::nullopt;
           return it->second;
         },
         true);
     if (bias_norm)
       if (const auto bias_test = epoch_position_test(*bias_norm, period, first_start)) {
-        out.add("grad.output_bias_epoch_position_zscore", bias_test->zscore, "sd",
-                {epochs, {"layer", *bias}});
+        out.add("grad.output_bias_epoch_position_zscore", bias_test->zscore, "sd", {epochs, {"layer", bias}});
         z_sum += bias_test->zscore;
         tests += 1.0;
       }

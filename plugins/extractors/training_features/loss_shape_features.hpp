@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "feature_list.hpp"
@@ -26,9 +27,10 @@ void add_loss_blowup_feature(const std::vector<LogRow>& rows, FeatureList& out);
 /// (epoch_position.hpp), on every row of the run, spikes included (a hard class block brings its spike back
 /// at the same position each epoch). Both on a log scale where positive throughout: a loss that falls by
 /// decades has residuals in proportion to its level, and the effect of a stored order is a share of the
-/// loss rather than an amount. Needs one row per step, no step missing.
+/// loss rather than an amount. Needs one row per step, no step missing. `output_bias`: the output layer's
+/// bias (output_layer_bias), whose gradient norm is tested too where every row logs a positive one.
 void add_epoch_position_features(const std::vector<LogRow>& rows, std::optional<std::int64_t> steps_per_epoch,
-                                 FeatureList& out);
+                                 const std::optional<std::string>& output_bias, FeatureList& out);
 
 /// loss.epoch_start_jump_zscore: how far the loss steps up where the epoch starts again, against every
 /// other position in the epoch (epoch_start_jump.hpp), on every row of the run, on a log scale (none where

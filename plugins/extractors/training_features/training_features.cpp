@@ -146,12 +146,14 @@ class TrainingFeatures final : public Component {
     const std::vector<LogRow> curve = rows_outside_recovered_spikes(rows_, spikes);
     add_loss_features(curve, steps_per_epoch, batch_size, features);
     add_loss_shape_features(curve, steps_per_epoch, features);
-    add_epoch_position_features(rows_, steps_per_epoch, features);
+    // The output layer's bias, read by three features: found once over the whole log.
+    const std::optional<std::string> output_bias = output_layer_bias(rows_);
+    add_epoch_position_features(rows_, steps_per_epoch, output_bias, features);
     add_epoch_start_jump_feature(rows_, steps_per_epoch, features);
     add_repeated_batch_features(rows_, config_, features);
     add_gradient_features(curve, config_, features);
-    add_batch_class_mix_feature(curve, batch_size, features);
-    add_batch_mix_cycle_features(rows_, steps_per_epoch, features);
+    add_batch_class_mix_feature(curve, batch_size, output_bias, features);
+    add_batch_mix_cycle_features(rows_, steps_per_epoch, output_bias, features);
     // The optimizer the trace saw run wins over the one the config names, and that over the log's.
     std::optional<NamedOptimizer> optimizer = trace_optimizer_.result();
     if (!optimizer) optimizer = config_optimizer_ ? config_optimizer_ : log_optimizer_;

@@ -2,6 +2,10 @@
 // evidence references, explanations and scenario details.
 #include <gtest/gtest.h>
 
+#include <string>
+#include <utility>
+#include <vector>
+
 #include "analyzer_component.hpp"
 #include "cann_debug/messages.hpp"
 #include "cann_debug/testing.hpp"
@@ -186,6 +190,18 @@ TEST(scenario_analyzers, TrainingDetailsSayTheRateIsFarAboveTheCustomaryOne) {
                    .contains("observations"));
 }
 
+/// A symptom of the root cause as the posterior carries it: its states, the feature it reads and where each
+/// state above the first starts.
+GraphVariable symptom(std::string name, std::vector<std::string> states, std::string feature,
+                      std::vector<double> thresholds) {
+  return {.name = std::move(name),
+          .states = states,
+          .parents = {"root_cause"},
+          .feature = std::move(feature),
+          .thresholds = std::move(thresholds),
+          .bins = states};
+}
+
 // The kinds of the observations the training analyzer states for these run features, under the posterior
 // of the fixtures carrying `graph` as its variables.
 std::vector<std::string> observation_kinds(std::vector<Feature> run_features,
@@ -213,18 +229,10 @@ TEST(scenario_analyzers, TheEpochRepeatObservationFollowsTheGraphsThresholds) {
                              std::move(graph));
   };
   using Kinds = std::vector<std::string>;
-  const std::vector<GraphVariable> strict = {{.name = "epoch_periodicity",
-                                              .states = {"none", "weak", "periodic"},
-                                              .parents = {"root_cause"},
-                                              .feature = "loss.epoch_lag_residual_autocorr",
-                                              .thresholds = {0.3, 0.7},
-                                              .bins = {"none", "weak", "periodic"}},
-                                             {.name = "epoch_repeat",
-                                              .states = {"none", "sharp"},
-                                              .parents = {"root_cause"},
-                                              .feature = "data.epoch_repeat_zscore",
-                                              .thresholds = {6.0},
-                                              .bins = {"none", "sharp"}}};
+  const std::vector<GraphVariable> strict = {
+      symptom("epoch_periodicity", {"none", "weak", "periodic"}, "loss.epoch_lag_residual_autocorr",
+              {0.3, 0.7}),
+      symptom("epoch_repeat", {"none", "sharp"}, "data.epoch_repeat_zscore", {6.0})};
   EXPECT_TRUE(kinds_of(0.62, 4.1, strict).empty());
   EXPECT_EQ(kinds_of(0.75, 1.0, strict), Kinds{"epoch_repeat"});
   EXPECT_EQ(kinds_of(0.1, 6.5, strict), Kinds{"epoch_repeat"});
@@ -250,12 +258,8 @@ TEST(scenario_analyzers, ThePositionInTheEpochIsSaidWhereTheRepeatIsNot) {
   EXPECT_EQ(observations_of(10.3, 0.2, {}), Kinds{"epoch_position"});
   EXPECT_EQ(observations_of(5.0, 0.2, {}), Kinds{});
   EXPECT_EQ(observations_of(10.3, 0.8, {}), Kinds{"epoch_repeat"});
-  const std::vector<GraphVariable> strict = {{.name = "epoch_position",
-                                              .states = {"none", "weak", "strong"},
-                                              .parents = {"root_cause"},
-                                              .feature = "data.epoch_position_zscore",
-                                              .thresholds = {6.0, 12.0},
-                                              .bins = {"none", "weak", "strong"}}};
+  const std::vector<GraphVariable> strict = {
+      symptom("epoch_position", {"none", "weak", "strong"}, "data.epoch_position_zscore", {6.0, 12.0})};
   EXPECT_EQ(observations_of(10.3, 0.2, strict), Kinds{});
   EXPECT_EQ(observations_of(12.5, 0.2, strict), Kinds{"epoch_position"});
 }
@@ -273,12 +277,8 @@ TEST(scenario_analyzers, ACycleInTheClassMixIsSaidWhereNoEpochObservationIs) {
   EXPECT_EQ(observations_of(5.2, 6.0, {}), Kinds{"batch_mix_cycle"});
   EXPECT_EQ(observations_of(3.0, 6.0, {}), Kinds{});
   EXPECT_EQ(observations_of(5.2, 10.0, {}), Kinds{"epoch_position"});
-  const std::vector<GraphVariable> strict = {{.name = "batch_mix_cycle",
-                                              .states = {"none", "cycling"},
-                                              .parents = {"root_cause"},
-                                              .feature = "grad.output_bias_cycle_zscore",
-                                              .thresholds = {6.0},
-                                              .bins = {"none", "cycling"}}};
+  const std::vector<GraphVariable> strict = {
+      symptom("batch_mix_cycle", {"none", "cycling"}, "grad.output_bias_cycle_zscore", {6.0})};
   EXPECT_EQ(observations_of(5.2, 6.0, strict), Kinds{});
   EXPECT_EQ(observations_of(6.5, 6.0, strict), Kinds{"batch_mix_cycle"});
 }
@@ -298,12 +298,8 @@ TEST(scenario_analyzers, TheJumpAtTheEpochStartIsSaidWhereNothingMoreIs) {
   EXPECT_EQ(observations_of(3.0, 1.0, 0.1, {}), Kinds{});
   EXPECT_EQ(observations_of(6.0, 10.0, 0.1, {}), Kinds{"epoch_position"});
   EXPECT_EQ(observations_of(6.0, 1.0, 0.8, {}), Kinds{"epoch_repeat"});
-  const std::vector<GraphVariable> strict = {{.name = "epoch_start_jump",
-                                              .states = {"none", "jump"},
-                                              .parents = {"root_cause"},
-                                              .feature = "loss.epoch_start_jump_zscore",
-                                              .thresholds = {7.0},
-                                              .bins = {"none", "jump"}}};
+  const std::vector<GraphVariable> strict = {
+      symptom("epoch_start_jump", {"none", "jump"}, "loss.epoch_start_jump_zscore", {7.0})};
   EXPECT_EQ(observations_of(6.0, 1.0, 0.1, strict), Kinds{});
   EXPECT_EQ(observations_of(7.5, 1.0, 0.1, strict), Kinds{"epoch_start_jump"});
 }

@@ -26,10 +26,6 @@ std::vector<int> read_off(const Network& net, int label) {
   return out;
 }
 
-}  // namespace
-
-namespace {
-
 // Copies, in every learnt table with a parent that declares learn_like, the rows of the named state's
 // configurations into the rows of the state that learns like it.
 void copy_rows_learnt_alike(const Network& prior, Network& out, const LearnOptions& options) {
