@@ -437,7 +437,8 @@ def main(argv=None):
              f"{m['nonfinite_loss_steps']} non-finite steps of {m['steps']}, "
              f"{round(100 * m['clipped_steps_fraction'])}% of the steps clipped.")
     casefolder.write_json(os.path.join(args.output, "config.json"), config)
-    casefolder.write_expected(args.output, "training", root, fault_params, variant, notes, m)
+    hidden = {"order_kind": data_order.KIND[variant["data_order"]]}
+    casefolder.write_expected(args.output, "training", root, fault_params, variant, notes, m, hidden)
 
 
 if __name__ == "__main__":

@@ -79,6 +79,20 @@ bool find_labelled_cases(const std::string& root, const std::string& scenario, s
     }
     LabelledCase c{file.parent_path().string(), doc.value("scenario", ""), doc["root_cause"]};
     if (doc.contains("variant") && doc["variant"].is_object()) c.variant = doc["variant"];
+    if (auto it = doc.find("hidden"); it != doc.end()) {
+      if (!it->is_object()) {
+        problem = fmt::format("{}: 'hidden': expected an object of variable -> state names", file.string());
+        return false;
+      }
+      for (const auto& [name, state] : it->items()) {
+        if (!state.is_string()) {
+          problem = fmt::format("{}: 'hidden.{}': expected a state name (a string), got {}", file.string(),
+                                name, state.dump());
+          return false;
+        }
+        c.hidden[name] = state.get<std::string>();
+      }
+    }
     if (!scenario.empty() && c.scenario != scenario) continue;
     out.push_back(std::move(c));
   }

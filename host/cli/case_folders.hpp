@@ -2,6 +2,7 @@
 // corpus, docs/cases.md): {"scenario": ..., "root_cause": ..., "healthy": ...}.
 #pragma once
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -15,6 +16,9 @@ struct LabelledCase {
   std::string root_cause;
   /// expected.json's "variant": the value of every axis of the matrix the run came from (may be empty).
   nlohmann::json variant = nlohmann::json::object();
+  /// expected.json's "hidden": states of hidden variables the run knows it has (e.g. {"order_kind":
+  /// "reused"} for a healthy run whose loader reads a stored, mixed order), for learning; may be empty.
+  std::map<std::string, std::string> hidden;
 };
 
 /// The value of `axis` for a case, as text: the dotted key in expected.json's "variant" first, then in the

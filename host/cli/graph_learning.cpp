@@ -2,11 +2,13 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "cann_debug/messages.hpp"
 #include "pipeline_builder.hpp"
@@ -29,10 +31,48 @@ std::string prior_graph_for(const std::string& pipeline, const std::string& scen
   return fs::is_regular_file(candidate, ec) ? candidate.string() : std::string();
 }
 
+namespace {
+
+/// The hidden variables of a JSON graph (those read off the label, `from_label`) and their states; empty
+/// for a graph that is not JSON or has none.
+std::map<std::string, std::vector<std::string>> hidden_variables_of(const std::string& graph) {
+  std::map<std::string, std::vector<std::string>> out;
+  std::ifstream in(graph);
+  const json doc = json::parse(in, nullptr, false);
+  if (doc.is_discarded() || !doc.contains("variables") || !doc["variables"].is_array()) return out;
+  for (const auto& var : doc["variables"]) {
+    if (!var.is_object() || !var.contains("from_label") || !var.contains("name") || !var.contains("states"))
+      continue;
+    out[var["name"].get<std::string>()] = var["states"].get<std::vector<std::string>>();
+  }
+  return out;
+}
+
+/// Adds the states a case names for the graph's hidden variables as hard evidence (learning keeps them
+/// rather than read the label's default off); a name the graph has no hidden variable for is another
+/// graph's. Returns "" or what is wrong.
+std::string add_named_hidden_states(const LabelledCase& c,
+                                    const std::map<std::string, std::vector<std::string>>& hidden,
+                                    Evidence& e) {
+  for (const auto& [name, state] : c.hidden) {
+    const auto it = hidden.find(name);
+    if (it == hidden.end()) continue;
+    if (std::find(it->second.begin(), it->second.end(), state) == it->second.end())
+      return fmt::format("expected.json: hidden.{}: '{}' is not a state of '{}' (expected one of: {})", name,
+                         state, name, fmt::join(it->second, ", "));
+    e.soft.erase(name);
+    e.hard[name] = state;
+  }
+  return "";
+}
+
+}  // namespace
+
 int collect_labelled_evidence(const GlobalOptions& g, const std::string& pipeline, const std::string& graph,
                               const std::vector<LabelledCase>& cases, const std::string& label,
                               std::vector<LabelledEvidence>& out) {
   std::size_t done = 0;
+  const auto hidden = hidden_variables_of(graph);
   for (const auto& c : cases) {
     TapRequest req;
     req.pipeline = pipeline;
@@ -50,6 +90,10 @@ int collect_labelled_evidence(const GlobalOptions& g, const std::string& pipelin
     Evidence e = evidence.back()->envelope.as<Evidence>();
     e.soft.erase(label);
     e.hard[label] = c.root_cause;
+    if (const std::string problem = add_named_hidden_states(c, hidden, e); !problem.empty()) {
+      fmt::print(stderr, "error: {}: {}\n", c.folder, problem);
+      return kUsage;
+    }
     json line = e;
     line["_case"] = c.folder;
     out.push_back(std::move(line));

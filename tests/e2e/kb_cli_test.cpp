@@ -75,6 +75,48 @@ TEST_F(KbCli, InferOnACaseFolderNamesTheCauseWithItsEvidence) {
   EXPECT_NE(child_->out().find("loss.std"), std::string::npos) << child_->out();
 }
 
+// A hidden kind read off the label (from_label) that a case names in its expected.json: learning keeps the
+// case's state, so the row of that kind is learnt from it; a state the graph lacks is an error naming the
+// case.
+TEST_F(KbCli, LearnsTheRowOfAHiddenKindACaseNames) {
+  const fs::path cases = scratch_ / "cases";
+  fs::copy(kData / "cases", cases, fs::copy_options::recursive);
+  std::ifstream in(kData / "graph.json");
+  json graph = json::parse(in);
+  graph["variables"].insert(graph["variables"].begin() + 1,
+                            json::parse(R"({"name": "kind", "states": ["usual", "odd"], "learn": false,
+      "parents": ["root_cause"], "cpt": [[0.8, 0.2], [1, 0]],
+      "from_label": {"variable": "root_cause", "states": {}, "otherwise": "usual"}})"));
+  graph["variables"][2]["parents"] = {"root_cause", "kind"};
+  graph["variables"][2]["cpt"] = json::parse("[[0.5, 0.5], [0.5, 0.5], [0.5, 0.5], [0.5, 0.5]]");
+  const fs::path graph_path = scratch_ / "graph.json";
+  std::ofstream(graph_path) << graph.dump();
+  auto name_kind = [&](const std::string& state) {
+    std::ofstream(cases / "a1" / "expected.json")
+        << json{{"scenario", "kbtest"}, {"root_cause", "healthy"}, {"hidden", {{"kind", state}}}}.dump();
+  };
+  auto learn_with_kinds = [&](const fs::path& out) {
+    return run({"kb", "learn", "--cases", cases.string(), "--graph", graph_path.string(), "--pipeline",
+                (kData / "pipeline.yaml").string(), "--scenario", "kbtest", "-o", out.string(), "--json"});
+  };
+
+  name_kind("odd");
+  const fs::path out = scratch_ / "learnt.json";
+  ASSERT_EQ(learn_with_kinds(out), 0) << child_->err();
+  std::ifstream learnt_in(out);
+  const json learnt = json::parse(learnt_in);
+  const auto& spread = learnt["variables"][2]["cpt"];
+  // Rows (healthy, usual): a2 and a3, low -> (1 + 2) / 4; (healthy, odd): a1 alone, low -> (1 + 1) / 3.
+  EXPECT_NEAR(spread[0][0].get<double>(), 0.75, 1e-9);
+  EXPECT_NEAR(spread[1][0].get<double>(), 2.0 / 3.0, 1e-9);
+
+  name_kind("rare");
+  EXPECT_EQ(learn_with_kinds(scratch_ / "x.json"), 2);
+  EXPECT_NE(child_->err().find("a1"), std::string::npos) << child_->err();
+  EXPECT_NE(child_->err().find("hidden.kind: 'rare' is not a state of 'kind'"), std::string::npos)
+      << child_->err();
+}
+
 TEST_F(KbCli, ErrorsNameWhatIsMissing) {
   EXPECT_EQ(run({"kb", "learn", "--cases", scratch_.string(), "--graph", (kData / "graph.json").string(),
                  "--pipeline", (kData / "pipeline.yaml").string(), "-o", (scratch_ / "x.json").string()}),

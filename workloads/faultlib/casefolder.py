@@ -50,10 +50,12 @@ class JsonLines:
         self.close()
 
 
-def write_expected(folder, scenario, root_cause, fault_params, variant, notes="", measured=None):
+def write_expected(folder, scenario, root_cause, fault_params, variant, notes="", measured=None, hidden=None):
     """The label of a case. `variant` names the value of every matrix axis of this run (optimizer, model,
-    dataset, data order, ...): `cann-debug eval --leave-out AXIS` groups cases by it."""
-    write_json(os.path.join(folder, "expected.json"), {
+    dataset, data order, ...): `cann-debug eval --leave-out AXIS` groups cases by it. `hidden` names states of
+    the scenario graph's hidden variables the run knows (e.g. its order_kind), which learning keeps rather
+    than read them off the label."""
+    label = {
         "scenario": scenario,
         "root_cause": root_cause,
         "healthy": root_cause == "healthy",
@@ -61,4 +63,7 @@ def write_expected(folder, scenario, root_cause, fault_params, variant, notes=""
         "variant": variant,
         "notes": notes,
         "measured": measured or {},
-    })
+    }
+    if hidden:
+        label["hidden"] = hidden
+    write_json(os.path.join(folder, "expected.json"), label)

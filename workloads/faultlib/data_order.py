@@ -1,10 +1,12 @@
 """Orders in which a data loader yields the samples of an epoch.
 
-`fresh_shuffle` (a new random permutation every epoch) is the healthy order. Every other order is the
-`unshuffled_data` fault as it happens in real code: a loader built with shuffle=False over data stored
-sorted (by label, by a feature, in class blocks), a permutation drawn once and reused every epoch, or
-shards of one class each whose order alone is shuffled every epoch (`class_shards`: a sharded dataset
-written class by class, read with a shard-level shuffle), which repeats nothing from one epoch to the next.
+`fresh_shuffle` (a new random permutation every epoch) is the healthy order, and so is `same_permutation`
+(a permutation drawn once and read the same way every epoch: shuffle=False over data that was shuffled when
+it was written): every batch is still a random sample, only the same one each epoch. Every other order is
+the `unshuffled_data` fault as it happens in real code: a loader built with shuffle=False over data stored
+sorted (by label, by a feature, in class blocks), or shards of one class each whose order alone is shuffled
+every epoch (`class_shards`: a sharded dataset written class by class, read with a shard-level shuffle),
+which repeats nothing from one epoch to the next.
 Regression targets (float labels) are sorted by value, and their "classes" are TARGET_BINS bins of equal
 counts (a table exported in price bands, a shard per range of the target).
 """
@@ -13,6 +15,12 @@ import torch
 ORDERS = ("fresh_shuffle", "sorted_by_label", "sorted_by_feature", "class_blocks", "same_permutation",
           "class_shards")
 TARGET_BINS = 8
+
+# The kind of each order, as the training graph's hidden `order_kind` names it: fresh, reused (random
+# batches, the same each epoch), repeating (batches of their own kind that come back every epoch) or
+# never_repeating (alike neighbours that never come back one epoch later).
+KIND = {"fresh_shuffle": "fresh", "same_permutation": "reused", "sorted_by_label": "repeating",
+        "sorted_by_feature": "repeating", "class_blocks": "repeating", "class_shards": "never_repeating"}
 
 
 def classes_of(labels):

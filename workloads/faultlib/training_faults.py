@@ -57,17 +57,15 @@ def _vanishing(config, magnitude, rng):
 
 
 @register("unshuffled_data", "training",
-          "loader without a fresh shuffle per epoch over data stored in order (or a permutation reused)")
+          "loader without a fresh shuffle per epoch over data stored in order (sorted, in class blocks)")
 def _unshuffled(config, magnitude, rng):
+    # A permutation drawn once and reused is not this fault: its batches are random samples (data_order.py).
     order = config.get("data_order")
-    if order in (None, "fresh_shuffle"):
-        order = rng.choice(["sorted_by_label", "class_blocks", "sorted_by_feature", "same_permutation"])
+    if order in (None, "fresh_shuffle", "same_permutation"):
+        order = rng.choice(["sorted_by_label", "class_blocks", "sorted_by_feature"])
     # A streaming shuffle buffer (tf.data / webdataset style) over stored-order data: the larger the buffer,
     # the weaker the correlation between neighbouring batches. Expressed as a fraction of the dataset.
     buffer_fraction = pick(magnitude, 0.1, 0.03, 0.0)
-    if order == "same_permutation":
-        # A buffer over a random permutation is a fresh shuffle again: the reused order is the fault itself.
-        buffer_fraction = 0.0
     config["data_order"] = order
     config["shuffle"] = False
     config["shuffle_buffer"] = {"fraction_of_dataset": buffer_fraction}

@@ -154,6 +154,36 @@ TEST(bayes_learning, AKindReadOffTheLabelLearnsItsRowAndKeepsTheOneTheCasesLack)
   EXPECT_EQ(learnt.variables[1].cpt, net.variables[1].cpt);    // the kinds' shares, as written
 }
 
+// A case that knows its kind names it (a fault of the kind that does not show): the label's default does not
+// overwrite it, its row is learnt from it, and leave-one-out clears it like a kind read off the label.
+TEST(bayes_learning, AKindTheCaseNamesIsKeptAndLearntFrom) {
+  const Network net = hidden_kind_graph();
+  Counts counts = empty_counts(net);
+  std::vector<Likelihoods> cases;
+  for (int i = 0; i < 8; ++i) {
+    Likelihoods named = observe_case(net, 1, 1);  // fault, symptom high
+    named.set_hard(1, 2, 3);                      // the case says: never, not the label's repeating
+    read_off_label(net, 0, named);
+    EXPECT_EQ(named.strongest_state(1), 2);
+    add_case(net, named, counts);
+    cases.push_back(named);
+    Likelihoods plain = observe_case(net, 0, 0);
+    read_off_label(net, 0, plain);
+    EXPECT_EQ(plain.strongest_state(1), 0);  // fresh, off the label
+    add_case(net, plain, counts);
+    cases.push_back(plain);
+  }
+  const Network learnt = with_learnt_tables(net, counts, {.prior_strength = 2.0, .keep = {1}});
+  EXPECT_NEAR(learnt.variables[2].cpt[5], (0.2 + 8.0) / 10.0, 1e-12);  // never: 2 * (0.9, 0.1) + (0, 8)
+  EXPECT_NEAR(learnt.variables[2].cpt[3], 0.5, 1e-12);                 // repeating: no case, as written
+  EXPECT_NEAR(learnt.variables[2].cpt[1], 1.0 / 10.0, 1e-12);          // fresh: (1 + 8, 1 + 0)
+  const LeaveOneOut loo = leave_one_out(net, cases, 0, {.prior_strength = 2.0, .keep = {1}});
+  EXPECT_EQ(loo.cases, 16u);
+  EXPECT_DOUBLE_EQ(loo.top1_accuracy, 1.0);
+  // Kept in, the named kind would make the posterior of the fault 1 (a healthy run is never 'never').
+  for (const auto& posterior : loo.label_posteriors) EXPECT_LT(posterior[1], 0.999);
+}
+
 // Leave-one-out clears the kinds read off the label with it: left in, they would name the label.
 TEST(bayes_learning, LeaveOneOutDoesNotLeakTheLabelThroughAKindReadOffIt) {
   const Network net = hidden_kind_graph();

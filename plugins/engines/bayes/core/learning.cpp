@@ -70,6 +70,7 @@ void read_off_label(const Network& net, int label, Likelihoods& observation) {
   if (!observation.observed(label)) return;
   const auto label_state = static_cast<std::size_t>(observation.strongest_state(label));
   for (int v : read_off(net, label)) {
+    if (observation.observed(v)) continue;  // the case names the kind itself
     const Variable& var = net.variables[static_cast<std::size_t>(v)];
     observation.set_hard(v, var.from_label->state_of[label_state], var.cardinality());
   }

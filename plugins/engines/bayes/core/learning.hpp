@@ -29,7 +29,9 @@ struct Counts {
 };
 
 /// Sets every variable the graph reads off `label` (Variable::from_label) to the state the case's label
-/// maps it to, as hard evidence; a case without evidence on the label is left as it is.
+/// maps it to, as hard evidence; a case without evidence on the label is left as it is, and so is a variable
+/// the case already has evidence on (a case that knows its kind, e.g. a healthy run whose loader reads a
+/// stored order, names it rather than take the label's default).
 void read_off_label(const Network& net, int label, Likelihoods& observation);
 
 /// Adds one case to `counts`. For every observed variable whose parents are all observed, each (parent
