@@ -67,6 +67,20 @@ std::optional<EpochPositionTest> epoch_position_test(const std::vector<double>& 
     test.recency_slope = sxy / sxx;
     between = std::max(0.0, between - sxy * sxy / sxx);
     test.df_between = period - 2;
+    if (period >= kMinProfilePositions) {
+      std::vector<double> profile(period);
+      for (std::size_t p = 0; p < period; ++p)
+        profile[p] = position_mean[p] - grand - test.recency_slope * (static_cast<double>(p) - centre);
+      double lag1 = 0.0, power = 0.0;
+      for (std::size_t p = 0; p < period; ++p) {
+        power += profile[p] * profile[p];
+        if (p + 1 < period) lag1 += profile[p] * profile[p + 1];
+      }
+      if (power > 0.0) {
+        const double n = static_cast<double>(period);
+        test.profile_lag1_zscore = (lag1 / power + 1.0 / n) * std::sqrt(n);
+      }
+    }
   }
   if (!(within > 0.0)) return std::nullopt;
   test.f = (between / static_cast<double>(test.df_between)) / (within / static_cast<double>(test.df_within));

@@ -24,7 +24,17 @@ struct EpochPositionTest {
   double zscore = 0.0;
   /// Slope of the position means along the epoch (per step), the line taken out before the test.
   double recency_slope = 0.0;
+  /// How smooth the profile of the position means is along the epoch: their lag-1 autocorrelation (the
+  /// line out) as a standard normal deviate against a profile of independent means, (r1 + 1/n) sqrt(n).
+  /// Batches of random samples read the same way every epoch (a reused permutation) have a profile of
+  /// independent means; an order whose neighbouring batches are of a kind (sorted, in class blocks, even
+  /// behind a shuffle buffer that mixes neighbours within a block) has a smooth one. Set for epochs of at
+  /// least kMinProfilePositions steps.
+  std::optional<double> profile_lag1_zscore;
 };
+
+/// Fewest positions whose profile's smoothness is read.
+inline constexpr std::size_t kMinProfilePositions = 8;
 
 /// Tests `series` (one value per step, every step present, step 0 first) for an effect of the position in
 /// an epoch of `period` steps whose first start is at index `first_start` of the series. The series is

@@ -200,11 +200,20 @@ void add_epoch_position_features(const std::vector<LogRow>& rows, std::optional<
   // class mix: docs/features-training.md, "Batches of a few classes").
   double z_sum = loss_test->zscore;
   double tests = 1.0;
+  // The smoothness of each series' profile along the epoch, combined the same way.
+  double profile_sum = 0.0, profiles = 0.0;
+  const auto add_profile = [&](const EpochPositionTest& t) {
+    if (!t.profile_lag1_zscore) return;
+    profile_sum += *t.profile_lag1_zscore;
+    profiles += 1.0;
+  };
+  add_profile(*loss_test);
   if (const auto grad = step_series(rows, [](const LogRow& r) { return r.grad_norm; }))
     if (const auto grad_test = epoch_position_test(*grad, period, first_start)) {
       out.add("grad_norm.epoch_position_zscore", grad_test->zscore, "sd", {epochs});
       z_sum += grad_test->zscore;
       tests += 1.0;
+      add_profile(*grad_test);
     }
   if (output_bias) {
     const std::string& bias = *output_bias;
@@ -221,9 +230,12 @@ void add_epoch_position_features(const std::vector<LogRow>& rows, std::optional<
         out.add("grad.output_bias_epoch_position_zscore", bias_test->zscore, "sd", {epochs, {"layer", bias}});
         z_sum += bias_test->zscore;
         tests += 1.0;
+        add_profile(*bias_test);
       }
   }
   out.add("data.epoch_position_zscore", z_sum / std::sqrt(tests), "sd", {epochs});
+  if (profiles > 0.0)
+    out.add("data.epoch_profile_smoothness_zscore", profile_sum / std::sqrt(profiles), "sd", {epochs});
 }
 
 void add_epoch_start_jump_feature(const std::vector<LogRow>& rows,

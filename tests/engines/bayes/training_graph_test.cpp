@@ -225,7 +225,8 @@ TEST(training_graph, BatchesOfAFewClassesShowAnOrderThatNeverRepeats) {
 
 // A permutation drawn once and reused every epoch repeats its batches as a stored order does, but each batch
 // is a random sample: mixed and independent of its neighbours, it is a healthy run (order_kind reused);
-// batches of a few classes, or neighbours alike, make the same repetition a stored order.
+// batches of a few classes, neighbours alike, or neighbouring positions of the epoch alike (a smooth profile)
+// make the same repetition a stored order.
 TEST(training_graph, ARepeatOfMixedIndependentBatchesIsAReusedPermutation) {
   const Network net = load_graph(kGraph);
   const States reused = quiet_run("decreasing", {{"epoch_periodicity", "periodic"},
@@ -235,10 +236,13 @@ TEST(training_graph, ARepeatOfMixedIndependentBatchesIsAReusedPermutation) {
                                                  {"objective", "classification"},
                                                  {"batch_class_mix", "mixed"},
                                                  {"batch_correlation", "independent"},
-                                                 {"grad_batch_correlation", "independent"}});
+                                                 {"grad_batch_correlation", "independent"},
+                                                 {"epoch_profile", "none"}});
   EXPECT_GT(root_posterior(net, reused, "healthy"), 2.0 * root_posterior(net, reused, "unshuffled_data"));
-  for (const auto& [variable, state] : std::vector<std::pair<std::string, std::string>>{
-           {"batch_class_mix", "concentrated"}, {"batch_correlation", "correlated"}}) {
+  for (const auto& [variable, state] :
+       std::vector<std::pair<std::string, std::string>>{{"batch_class_mix", "concentrated"},
+                                                        {"batch_correlation", "correlated"},
+                                                        {"epoch_profile", "smooth"}}) {
     States stored = reused;
     stored[variable] = state;
     EXPECT_GT(root_posterior(net, stored, "unshuffled_data"), root_posterior(net, stored, "healthy"))

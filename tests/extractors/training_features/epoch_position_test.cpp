@@ -104,6 +104,43 @@ TEST(EpochPosition, NeedsTwoEpochsOfResiduals) {
   EXPECT_TRUE(epoch_position_test(log_loss(40, 3, 0.05, 4, 0.1, false, 1), 40));
 }
 
+/// ln(loss) of a permutation drawn once and reused: each position holds its own batch of random samples, of
+/// a random difficulty (independent from one position to the next) that comes back every epoch.
+std::vector<double> reused_permutation_loss(std::size_t period, std::size_t epochs, double spread,
+                                            double noise, unsigned seed) {
+  std::mt19937 gen(seed);
+  std::normal_distribution<double> difficulty(0.0, spread), batch(0.0, noise);
+  std::vector<double> of_position(period);
+  for (double& d : of_position) d = difficulty(gen);
+  std::vector<double> v;
+  for (std::size_t i = 0; i < period * epochs; ++i)
+    v.push_back(std::log(0.3 + 2.0 * std::exp(-static_cast<double>(i) / 60.0)) + of_position[i % period] +
+                batch(gen));
+  return v;
+}
+
+// Both a reused permutation and class blocks give each position its kind; what each position holds differs:
+// batches of random samples have independent kinds (a white profile), blocks of a class hold their kind
+// over neighbouring positions (a smooth one).
+TEST(EpochPosition, TheProfileOfAReusedPermutationIsWhiteAndOfClassBlocksSmooth) {
+  double reused_highest = -1e9;
+  for (unsigned seed = 1; seed <= 20; ++seed) {
+    const auto reused = epoch_position_test(reused_permutation_loss(46, 8, 0.2, 0.05, seed), 46);
+    ASSERT_TRUE(reused && reused->profile_lag1_zscore);
+    EXPECT_GT(reused->zscore, 8.0);  // as strong a position effect as a stored order's
+    reused_highest = std::max(reused_highest, *reused->profile_lag1_zscore);
+  }
+  EXPECT_LT(reused_highest, 3.0);
+  const auto blocks = epoch_position_test(log_loss(46, 8, 0.2, 4, 0.05, false, 1), 46);
+  ASSERT_TRUE(blocks && blocks->profile_lag1_zscore);
+  EXPECT_GT(blocks->zscore, 8.0);
+  EXPECT_GT(*blocks->profile_lag1_zscore, 5.0);
+  // Too few positions for a profile: no reading.
+  const auto short_epoch = epoch_position_test(log_loss(6, 20, 0.2, 1, 0.05, false, 1), 6);
+  ASSERT_TRUE(short_epoch);
+  EXPECT_FALSE(short_epoch->profile_lag1_zscore);
+}
+
 json step_row(std::int64_t step, std::int64_t epoch, double loss, double grad_norm) {
   return {{"step", step},
           {"time", 1000.0 + static_cast<double>(step)},
@@ -125,6 +162,8 @@ TEST(EpochPosition, TheExtractorCombinesTheLossAndTheGradientNorm) {
   EXPECT_GT(loss_z, 3.0);
   EXPECT_GT(grad_z, loss_z);
   EXPECT_NEAR(value_of(set, "data.epoch_position_zscore"), (loss_z + grad_z) / std::sqrt(2.0), 1e-12);
+  // The profiles' smoothness, combined the same way: three blocks take turns over 30 positions.
+  EXPECT_GT(value_of(set, "data.epoch_profile_smoothness_zscore"), 3.0);
   // Positions count steps: with one step missing from the log there is no test.
   std::vector<json> gap = rows;
   gap.erase(gap.begin() + 50);
