@@ -41,9 +41,14 @@ std::map<std::string, std::vector<std::string>> hidden_variables_of(const std::s
   const json doc = json::parse(in, nullptr, false);
   if (doc.is_discarded() || !doc.contains("variables") || !doc["variables"].is_array()) return out;
   for (const auto& var : doc["variables"]) {
-    if (!var.is_object() || !var.contains("from_label") || !var.contains("name") || !var.contains("states"))
+    if (!var.is_object() || !var.contains("from_label") || !var.contains("name") ||
+        !var["name"].is_string() || !var.contains("states") || !var["states"].is_array())
       continue;
-    out[var["name"].get<std::string>()] = var["states"].get<std::vector<std::string>>();
+    // A state that is not a name is left out: the learner reports a malformed graph when it loads it.
+    std::vector<std::string> states;
+    for (const auto& s : var["states"])
+      if (s.is_string()) states.push_back(s.get<std::string>());
+    out[var["name"].get<std::string>()] = std::move(states);
   }
   return out;
 }

@@ -27,9 +27,9 @@ struct EpochPositionTest {
   /// How smooth the profile of the position means is along the epoch: their lag-1 autocorrelation (the
   /// line out) as a standard normal deviate against a profile of independent means, (r1 + 1/n) sqrt(n).
   /// Batches of random samples read the same way every epoch (a reused permutation) have a profile of
-  /// independent means; an order whose neighbouring batches are of a kind (sorted, in class blocks, even
-  /// behind a shuffle buffer that mixes neighbours within a block) has a smooth one. Set for epochs of at
-  /// least kMinProfilePositions steps.
+  /// independent means; an order whose neighbouring batches are of a kind (sorted by label or by a feature,
+  /// class blocks read in turn) has a smooth one, which a shuffle buffer mixing the neighbours within a block
+  /// whitens. Set for epochs of at least kMinProfilePositions steps.
   std::optional<double> profile_lag1_zscore;
 };
 
