@@ -17,7 +17,7 @@ namespace {
 using nlohmann::json;
 using scenario::FeatureIndex;
 
-using DetailsFn = json (*)(const FeatureIndex&, const std::vector<GraphVariable>&);
+using DetailsFn = json (*)(const FeatureIndex&, const Posterior&);
 
 struct ScenarioSpec {
   const char* type;
@@ -126,7 +126,7 @@ class ScenarioAnalyzer final : public Component {
     d.root_causes =
         scenario::rank_causes(*posterior_, evidence_ ? &*evidence_ : nullptr, features_, options_);
     d.healthy = d.root_causes.empty() || d.root_causes.front().id == options_.healthy_state;
-    d.details = spec_.details(features_, posterior_->variables);
+    d.details = spec_.details(features_, *posterior_);
     d.details["graph"] = posterior_->graph;
     if (evidence_ && !scenario::symptom_observed(*posterior_, *evidence_, features_)) {
       // Only variables observed as unmeasured (their feature never came): the ranking is the graph's prior,

@@ -7,7 +7,7 @@ namespace cann_debug::plugins::scenario {
 
 using nlohmann::json;
 
-json distributed_details(const FeatureIndex& features, const std::vector<GraphVariable>& /*graph*/) {
+json distributed_details(const FeatureIndex& features, const Posterior& /*posterior*/) {
   json d;
   d["communication"] = features_json(features, {"comm."});
   d["steps"] = features_json(features, {"step."});

@@ -37,7 +37,7 @@ json observations(const FeatureIndex& features) {
 
 }  // namespace
 
-json inference_details(const FeatureIndex& features, const std::vector<GraphVariable>& /*graph*/) {
+json inference_details(const FeatureIndex& features, const Posterior& /*posterior*/) {
   json d;
   if (json o = observations(features); !o.empty()) d["observations"] = std::move(o);
   d["latency"] = features_json(features, {"latency."});

@@ -89,9 +89,27 @@ std::string optimizer_named(const Feature& f) {
   return "its optimizer";
 }
 
+/// Whether the graph reads the run's order as a permutation drawn once and reused (order_kind = reused at
+/// 0.5 or more): batches of random samples that come back every epoch, which train as well as fresh ones.
+bool reads_as_reused_order(const Posterior& posterior) {
+  const auto kind = posterior.marginals.find("order_kind");
+  if (kind == posterior.marginals.end()) return false;
+  const auto reused = kind->second.find("reused");
+  return reused != kind->second.end() && reused->second >= 0.5;
+}
+
+/// What the repetition of the order means, after the sentence that says it: a fault unless the graph reads
+/// the order as a reused permutation of mixed data.
+std::string what_the_repetition_means(bool reused, const char* fault_reading) {
+  if (!reused) return fault_reading;
+  return "the data loader does not reshuffle, but each batch is a random mix of the data (mixed classes, "
+         "independent of its neighbours): a mixed order, stored and read the same way every epoch, which "
+         "trains as well as a fresh shuffle";
+}
+
 /// What the run shows beside its verdict, one sentence each: the transients it recovered from, restarts,
 /// and events that are not faults. They explain a healthy verdict rather than contradict it.
-json observations(const FeatureIndex& features, const std::vector<GraphVariable>& graph) {
+json observations(const FeatureIndex& features, const std::vector<GraphVariable>& graph, bool reused_order) {
   json out = json::array();
   auto add = [&](const std::string& kind, const std::string& text, const std::string& where) {
     json o = {{"kind", kind}, {"text", text}};
@@ -132,9 +150,9 @@ json observations(const FeatureIndex& features, const std::vector<GraphVariable>
   if (repeats)
     add("epoch_repeat",
         fmt::format(
-            "the same batches come back every epoch (loss one epoch apart correlates at {:.2f}{}): the "
-            "data loader does not reshuffle",
-            lag->value, repeat ? fmt::format(", {:.1f} sd above nearby lags", repeat->value) : ""),
+            "the same batches come back every epoch (loss one epoch apart correlates at {:.2f}{}): {}",
+            lag->value, repeat ? fmt::format(", {:.1f} sd above nearby lags", repeat->value) : "",
+            what_the_repetition_means(reused_order, "the data loader does not reshuffle")),
         steps_of(lag, "loss.epoch_period"));
   // The same kind of batch at the same place of every epoch, where the batches themselves differ (a stored
   // order behind a shuffle buffer): said when the repeat above is not.
@@ -145,8 +163,10 @@ json observations(const FeatureIndex& features, const std::vector<GraphVariable>
     add("epoch_position",
         fmt::format(
             "the loss depends on where in the epoch a step falls ({:.1f} sd, an analysis of variance by "
-            "position): the data are read in an order that is the same every epoch",
-            position->value),
+            "position): {}",
+            position->value,
+            what_the_repetition_means(reused_order,
+                                      "the data are read in an order that is the same every epoch")),
         steps_of(position, "loss.epoch_period"));
   // The loss stepping up where the order starts again: said when neither of the above is (they need two
   // or three epochs; this one epoch start).
@@ -240,9 +260,10 @@ json observations(const FeatureIndex& features, const std::vector<GraphVariable>
 
 }  // namespace
 
-json training_details(const FeatureIndex& features, const std::vector<GraphVariable>& graph) {
+json training_details(const FeatureIndex& features, const Posterior& posterior) {
   json d;
-  if (json o = observations(features, graph); !o.empty()) d["observations"] = std::move(o);
+  if (json o = observations(features, posterior.variables, reads_as_reused_order(posterior)); !o.empty())
+    d["observations"] = std::move(o);
   d["throughput"] = features_json(features, {"step_time.", "loss_scale."});
   d["log_events"] = features_json(features, {"log."});
   d["loss"] = features_json(features, {"loss."});

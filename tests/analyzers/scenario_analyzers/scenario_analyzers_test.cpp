@@ -163,6 +163,29 @@ TEST(scenario_analyzers, TrainingDetailsSayTheBatchesRepeatEveryEpoch) {
   EXPECT_FALSE(details_of(0.1, 1.2).contains("observations"));
 }
 
+// Where the graph reads the repeating order as a permutation drawn once and reused (order_kind = reused),
+// the same observations say what it means: random batches that come back, which train as well as fresh ones.
+TEST(scenario_analyzers, ARepetitionOfRandomBatchesIsSaidToBeAReusedOrder) {
+  auto texts_of = [](double reused) {
+    Harness h(training_analyzer_factory(), {});
+    FeatureSet fs;
+    fs.scope = "run";
+    fs.features.push_back({"loss.epoch_lag_residual_autocorr", 0.9, "ratio", {}, {}});
+    fs.features.push_back({"data.epoch_repeat_zscore", 7.0, "sd", {}, {}});
+    Posterior p = posterior(0.9, 0.05, 0.05);
+    p.marginals["order_kind"] = {{"fresh", 1.0 - reused}, {"reused", reused}};
+    h.run_processor({{kFeatures, Envelope::make(CorrelationKey{}, fs)},
+                     {kPosterior, Envelope::make(CorrelationKey{}, p)}});
+    return h.outputs_of<Diagnosis>(0).at(0).details.at("observations").at(0).at("text").get<std::string>();
+  };
+  const std::string reused = texts_of(0.9);
+  EXPECT_NE(reused.find("trains as well as a fresh shuffle"), std::string::npos) << reused;
+  EXPECT_NE(reused.find("0.90, 7.0 sd"), std::string::npos) << reused;
+  const std::string stored = texts_of(0.2);
+  EXPECT_EQ(stored.find("trains as well"), std::string::npos) << stored;
+  EXPECT_NE(stored.find("the data loader does not reshuffle"), std::string::npos) << stored;
+}
+
 // A rate far above the optimizer's customary one is said beside any verdict, naming the optimizer.
 TEST(scenario_analyzers, TrainingDetailsSayTheRateIsFarAboveTheCustomaryOne) {
   auto details_of = [](double over, std::vector<EvidenceRef> source) {
