@@ -12,15 +12,13 @@ counts (a table exported in price bands, a shard per range of the target).
 """
 import torch
 
-ORDERS = ("fresh_shuffle", "sorted_by_label", "sorted_by_feature", "class_blocks", "same_permutation",
-          "class_shards")
-TARGET_BINS = 8
-
-# The kind of each order, as the training graph's hidden `order_kind` names it: fresh, reused (random
+# Every order, with its kind as the training graph's hidden `order_kind` names it: fresh, reused (random
 # batches, the same each epoch), repeating (batches of their own kind that come back every epoch) or
 # never_repeating (alike neighbours that never come back one epoch later).
-KIND = {"fresh_shuffle": "fresh", "same_permutation": "reused", "sorted_by_label": "repeating",
-        "sorted_by_feature": "repeating", "class_blocks": "repeating", "class_shards": "never_repeating"}
+KIND = {"fresh_shuffle": "fresh", "sorted_by_label": "repeating", "sorted_by_feature": "repeating",
+        "class_blocks": "repeating", "same_permutation": "reused", "class_shards": "never_repeating"}
+ORDERS = tuple(KIND)
+TARGET_BINS = 8
 
 
 def classes_of(labels):

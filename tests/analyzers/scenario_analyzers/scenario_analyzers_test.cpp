@@ -142,18 +142,24 @@ TEST(scenario_analyzers, InferenceDetailsSayWhatTheProfilerDid) {
   EXPECT_FALSE(quiet.outputs_of<Diagnosis>(0).at(0).details.contains("observations"));
 }
 
+// The details of the training analyzer's diagnosis of a run with these run-scope features, under `p`.
+json training_details_of(std::vector<Feature> run_features, const Posterior& p) {
+  Harness h(training_analyzer_factory(), {});
+  FeatureSet fs;
+  fs.scope = "run";
+  fs.features = std::move(run_features);
+  h.run_processor(
+      {{kFeatures, Envelope::make(CorrelationKey{}, fs)}, {kPosterior, Envelope::make(CorrelationKey{}, p)}});
+  return h.outputs_of<Diagnosis>(0).at(0).details;
+}
+
 // A loader that does not reshuffle is stated as an observation whatever the verdict: the same batches one
 // epoch apart, with the figures that show it; a fresh shuffle's loss gives no such line.
 TEST(scenario_analyzers, TrainingDetailsSayTheBatchesRepeatEveryEpoch) {
   auto details_of = [](double autocorr, double zscore) {
-    Harness h(training_analyzer_factory(), {});
-    FeatureSet fs;
-    fs.scope = "run";
-    fs.features.push_back({"loss.epoch_lag_residual_autocorr", autocorr, "ratio", {}, {}});
-    fs.features.push_back({"data.epoch_repeat_zscore", zscore, "sd", {}, {}});
-    h.run_processor({{kFeatures, Envelope::make(CorrelationKey{}, fs)},
-                     {kPosterior, Envelope::make(CorrelationKey{}, posterior(0.9, 0.05, 0.05))}});
-    return h.outputs_of<Diagnosis>(0).at(0).details;
+    return training_details_of({{"loss.epoch_lag_residual_autocorr", autocorr, "ratio", {}, {}},
+                                {"data.epoch_repeat_zscore", zscore, "sd", {}, {}}},
+                               posterior(0.9, 0.05, 0.05));
   };
   const auto repeated = details_of(0.62, 4.1);
   ASSERT_TRUE(repeated.contains("observations")) << repeated.dump();
@@ -167,16 +173,15 @@ TEST(scenario_analyzers, TrainingDetailsSayTheBatchesRepeatEveryEpoch) {
 // the same observations say what it means: random batches that come back, which train as well as fresh ones.
 TEST(scenario_analyzers, ARepetitionOfRandomBatchesIsSaidToBeAReusedOrder) {
   auto texts_of = [](double reused) {
-    Harness h(training_analyzer_factory(), {});
-    FeatureSet fs;
-    fs.scope = "run";
-    fs.features.push_back({"loss.epoch_lag_residual_autocorr", 0.9, "ratio", {}, {}});
-    fs.features.push_back({"data.epoch_repeat_zscore", 7.0, "sd", {}, {}});
     Posterior p = posterior(0.9, 0.05, 0.05);
     p.marginals["order_kind"] = {{"fresh", 1.0 - reused}, {"reused", reused}};
-    h.run_processor({{kFeatures, Envelope::make(CorrelationKey{}, fs)},
-                     {kPosterior, Envelope::make(CorrelationKey{}, p)}});
-    return h.outputs_of<Diagnosis>(0).at(0).details.at("observations").at(0).at("text").get<std::string>();
+    return training_details_of({{"loss.epoch_lag_residual_autocorr", 0.9, "ratio", {}, {}},
+                                {"data.epoch_repeat_zscore", 7.0, "sd", {}, {}}},
+                               p)
+        .at("observations")
+        .at(0)
+        .at("text")
+        .get<std::string>();
   };
   const std::string reused = texts_of(0.9);
   EXPECT_NE(reused.find("trains as well as a fresh shuffle"), std::string::npos) << reused;
@@ -189,16 +194,11 @@ TEST(scenario_analyzers, ARepetitionOfRandomBatchesIsSaidToBeAReusedOrder) {
 // A rate far above the optimizer's customary one is said beside any verdict, naming the optimizer.
 TEST(scenario_analyzers, TrainingDetailsSayTheRateIsFarAboveTheCustomaryOne) {
   auto details_of = [](double over, std::vector<EvidenceRef> source) {
-    Harness h(training_analyzer_factory(), {});
-    FeatureSet fs;
-    fs.scope = "run";
-    fs.features.push_back({"lr.peak", over * 1e-3, "lr", {}, {}});
-    fs.features.push_back({"lr.customary", 1e-3, "lr", {}, {}});
     source.insert(source.begin(), {"step", "lr", kNoTimestamp, kNoTimestamp, 9, 9});
-    fs.features.push_back({"lr.peak_over_customary", over, "ratio", source, {}});
-    h.run_processor({{kFeatures, Envelope::make(CorrelationKey{}, fs)},
-                     {kPosterior, Envelope::make(CorrelationKey{}, posterior(0.9, 0.05, 0.05))}});
-    return h.outputs_of<Diagnosis>(0).at(0).details;
+    return training_details_of({{"lr.peak", over * 1e-3, "lr", {}, {}},
+                                {"lr.customary", 1e-3, "lr", {}, {}},
+                                {"lr.peak_over_customary", over, "ratio", source, {}}},
+                               posterior(0.9, 0.05, 0.05));
   };
   const auto traced = details_of(900.0, {{"operator", "Optimizer.step#Adam.step", 1, 2, 4, 4}});
   ASSERT_TRUE(traced.contains("observations")) << traced.dump();
@@ -229,16 +229,10 @@ GraphVariable symptom(std::string name, std::vector<std::string> states, std::st
 // of the fixtures carrying `graph` as its variables.
 std::vector<std::string> observation_kinds(std::vector<Feature> run_features,
                                            std::vector<GraphVariable> graph) {
-  Harness h(training_analyzer_factory(), {});
-  FeatureSet fs;
-  fs.scope = "run";
-  fs.features = std::move(run_features);
   Posterior p = posterior(0.9, 0.05, 0.05);
   p.variables = std::move(graph);
-  h.run_processor(
-      {{kFeatures, Envelope::make(CorrelationKey{}, fs)}, {kPosterior, Envelope::make(CorrelationKey{}, p)}});
   std::vector<std::string> kinds;
-  const json details = h.outputs_of<Diagnosis>(0).at(0).details;
+  const json details = training_details_of(std::move(run_features), p);
   for (const json& o : details.value("observations", json::array())) kinds.push_back(o.at("kind"));
   return kinds;
 }
