@@ -50,6 +50,11 @@ constexpr double kLearntAfterWarmupSpike = 0.8;
 constexpr double kLateShare = 0.2;
 // Spikes and divergences count from a level of at least a tenth of the first loss.
 constexpr double kMinLevelOfFirst = 0.1;
+// ... or, for a recovered spike, when its peak reaches the first loss: near zero a hard batch moves the
+// loss by several times its level, but not back up to the loss of the untrained network. Corrupt records
+// mid-run threw classifiers trained down to 0.01-0.05 nats up to 4-13 times their first loss for two to
+// four steps (training-instability probe), and were read as minor spikes by the level rule alone.
+constexpr double kPeakOfFirstFromNearZero = 1.0;
 // A non-finite loss in a divergence counts as a tenfold rise.
 constexpr double kNonFiniteHeight = 9.0;
 // A run whose loss rose tenfold (a height of 9) before the first fifth of its rows had no stable stretch
@@ -138,6 +143,12 @@ std::vector<LossSpike> find_loss_spikes(const std::vector<LogRow>& rows) {
     const double margin = positive ? std::max(kBackMargin, std::exp(kBackSigmas * sigma) - 1.0) : kBackMargin;
     return base * (1.0 + margin);
   };
+  double first = 0.0;  // the untrained network's loss: the first finite one
+  for (const std::size_t i : at)
+    if (std::isfinite(*rows[i].loss)) {
+      first = *rows[i].loss;
+      break;
+    }
   const std::size_t window = std::clamp(at.size() / 50, kMinBaseWindow, kMaxBaseWindow);
   const std::size_t warm_end =
       std::max(warmup_end(rows), static_cast<std::size_t>(kWarmupShare * static_cast<double>(rows.size())));
@@ -175,6 +186,27 @@ std::vector<LossSpike> find_loss_spikes(const std::vector<LogRow>& rows) {
       if (h > peak) peak = h, s.peak = at[j];
     }
     s.recovered = j < at.size();
+    // Near zero a spike that threw the loss back up to the first loss has come back once the loss is under
+    // a tenth of the first again: a classifier thrown from 0.001 up to 57 nats that settles at 0.02 has kept
+    // what it learnt, though 0.02 is twenty times the level it left.
+    if (!s.recovered && first > 0.0 && base < kMinLevelOfFirst * first &&
+        peak >= kPeakOfFirstFromNearZero * first) {
+      const double near_zero = kMinLevelOfFirst * first;
+      std::size_t b = k + 1;
+      while (b < at.size() && !(std::isfinite(*rows[at[b]].loss) && *rows[at[b]].loss <= near_zero)) ++b;
+      if (b < at.size()) {
+        j = b;
+        s.recovered = true;
+        s.back = near_zero;
+        peak = std::isfinite(v) ? v : std::numeric_limits<double>::infinity();
+        s.peak = at[k];
+        for (std::size_t i = k + 1; i < j; ++i) {
+          const double x = *rows[at[i]].loss;
+          const double h = std::isfinite(x) ? x : std::numeric_limits<double>::infinity();
+          if (h > peak) peak = h, s.peak = at[i];
+        }
+      }
+    }
     s.end = s.recovered ? at[j] : rows.size();
     s.height = std::isfinite(peak) ? peak / base - 1.0 : std::numeric_limits<double>::infinity();
     s.in_warmup = s.start < warm_end;
@@ -269,8 +301,14 @@ void add_loss_spike_features(const std::vector<LogRow>& rows, const std::vector<
   if (finite.size() < kMinRows || !(finite.front() > 0.0)) return;
   const EvidenceRef whole = rows_ref(rows, 0, rows.size() - 1, "steps", "loss");
   // Near zero the loss has only noise left and ratios to it mean nothing: a spike or a divergence counts
-  // only from a level of at least a tenth of the first loss.
+  // only from a level of at least a tenth of the first loss, a recovered spike also from below when it
+  // rose back to the first loss.
   const double floor = kMinLevelOfFirst * finite.front();
+  const double first_loss_peak = kPeakOfFirstFromNearZero * finite.front();
+  const auto peak_of = [&](const LossSpike& s) {
+    return rows[s.peak].loss && std::isfinite(*rows[s.peak].loss) ? *rows[s.peak].loss
+                                                                  : std::numeric_limits<double>::infinity();
+  };
   const LossSpike* highest = nullptr;  // recovered, sustained, after the warm-up: what a team rolls back from
   const LossSpike* longest = nullptr;
   const LossSpike* warmup = nullptr;
@@ -283,7 +321,7 @@ void add_loss_spike_features(const std::vector<LogRow>& rows, const std::vector<
   for (const LossSpike& s : spikes) {
     if (s.recovered && s.in_warmup) {
       if (!warmup || s.height > warmup->height) warmup = &s;
-    } else if (s.recovered && (!sustained(rows, s) || s.base < floor)) {
+    } else if (s.recovered && (!sustained(rows, s) || (s.base < floor && !(peak_of(s) >= first_loss_peak)))) {
       ++single;
     } else if (s.recovered) {
       ++count;

@@ -208,6 +208,40 @@ TEST(AtScaleFeatures, AOneStepJumpIsAMinorSpikeNotASpike) {
   EXPECT_DOUBLE_EQ(value_of(set, "loss.minor_spikes"), 1.0);
 }
 
+/// A classifier trained close to zero loss: 2.3 at the start, 0.02 from step 60 on, with a 10% ripple.
+std::vector<json> near_zero_run(int steps) {
+  std::vector<json> rows;
+  for (int i = 1; i <= steps; ++i)
+    rows.push_back(train_row(i, (0.02 + 2.28 * std::exp(-i / 8.0)) * (i % 2 == 0 ? 1.1 : 0.9)));
+  return rows;
+}
+
+TEST(AtScaleFeatures, AJumpFromNearZeroBackAboveTheFirstLossIsASpike) {
+  // Three corrupt batches at step 120 throw the loss from 0.02 to 20 nats, nine times the untrained
+  // network's; the run settles at 0.06, three times the level it left but back under a tenth of its
+  // first loss: it kept what it had learnt.
+  std::vector<json> rows = near_zero_run(200);
+  for (int i = 120; i <= 122; ++i) rows[static_cast<std::size_t>(i - 1)]["loss"] = 20.0;
+  for (int i = 123; i <= 200; ++i) rows[static_cast<std::size_t>(i - 1)]["loss"] = 0.06 * (i % 2 ? 1.1 : 0.9);
+  const FeatureSet set = run_extractor({{kRecordsPort, records_of(rows)}});
+  EXPECT_DOUBLE_EQ(value_of(set, "loss.spike_count"), 1.0);
+  EXPECT_DOUBLE_EQ(value_of(set, "loss.minor_spikes"), 0.0);
+  EXPECT_GT(value_of(set, "loss.spike_max_height"), 500.0);
+  EXPECT_DOUBLE_EQ(value_of(set, "loss.spike_start_step"), 120.0);
+  EXPECT_DOUBLE_EQ(value_of(set, "loss.spike_recovered_step"), 123.0);
+  EXPECT_LT(value_of(set, "loss.late_divergence_height"), 0.5);
+}
+
+TEST(AtScaleFeatures, AJumpFromNearZeroThatStaysUnderTheFirstLossIsMinor) {
+  // Near zero a few hard batches move the loss by many times its level (0.02 to 0.5) without coming back
+  // up to the untrained network's loss: noise at that level, not a spike.
+  std::vector<json> rows = near_zero_run(200);
+  for (int i = 120; i <= 122; ++i) rows[static_cast<std::size_t>(i - 1)]["loss"] = 0.5;
+  const FeatureSet set = run_extractor({{kRecordsPort, records_of(rows)}});
+  EXPECT_DOUBLE_EQ(value_of(set, "loss.spike_count"), 0.0);
+  EXPECT_DOUBLE_EQ(value_of(set, "loss.minor_spikes"), 1.0);
+}
+
 TEST(AtScaleFeatures, AOneRowJumpOfAnIntervalAverageIsASpike) {
   // Rows ten iterations apart (Megatron's log interval): one elevated row is ten iterations of it.
   std::vector<json> rows;
