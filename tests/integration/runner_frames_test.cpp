@@ -10,7 +10,7 @@
 namespace cann_debug::itest {
 namespace {
 
-constexpr const char* kPipeline = R"(version: 1
+constexpr const char* kFramesPipeline = R"(version: 1
 components:
   counter_source/src: { count: 4, format: frame }
   collect_sink/out: { path: "${tmp}/out.jsonl" }
@@ -25,7 +25,7 @@ TEST(RunnerFrames, AFrameReachesABatchOnlyInputAsTheBatchOfItsPoints) {
   host::Diagnostics diags;
   host::PipelineInputs inputs;
   inputs.variables["tmp"] = dir.path().string();
-  auto plan = plan_text(kPipeline, *registry, diags, inputs);
+  auto plan = plan_text(kFramesPipeline, *registry, diags, inputs);
   ASSERT_TRUE(plan) << diags.to_string();
   ASSERT_EQ(plan->links.size(), 2u);
   EXPECT_FALSE(plan->links[0].expand_frames);

@@ -11,7 +11,7 @@ namespace {
 
 using namespace bayes_detail;
 
-Manifest make_manifest() {
+Manifest bayes_exact_manifest() {
   Manifest m;
   m.type = "bayes_exact";
   m.kind = ComponentKind::kEngine;
@@ -75,7 +75,7 @@ class BayesExactFactory final : public SimpleFactory<BayesExact> {
 }  // namespace
 
 const ComponentFactory& bayes_exact_factory() {
-  static const BayesExactFactory factory(make_manifest());
+  static const BayesExactFactory factory(bayes_exact_manifest());
   return factory;
 }
 

@@ -15,7 +15,7 @@ namespace {
 using namespace bayes_detail;
 using nlohmann::json;
 
-Manifest make_manifest() {
+Manifest bayes_sampling_manifest() {
   Manifest m;
   m.type = "bayes_sampling";
   m.kind = ComponentKind::kEngine;
@@ -119,7 +119,7 @@ class BayesSamplingFactory final : public SimpleFactory<BayesSampling> {
 }  // namespace
 
 const ComponentFactory& bayes_sampling_factory() {
-  static const BayesSamplingFactory factory(make_manifest());
+  static const BayesSamplingFactory factory(bayes_sampling_manifest());
   return factory;
 }
 

@@ -24,7 +24,7 @@ namespace {
 
 using nlohmann::json;
 
-Manifest make_manifest() {
+Manifest cpt_learn_manifest() {
   Manifest m;
   m.type = "cpt_learn";
   m.kind = ComponentKind::kAnalyzer;
@@ -167,7 +167,7 @@ class CptLearn final : public Component {
 }  // namespace
 
 const ComponentFactory& cpt_learn_factory() {
-  static const SimpleFactory<CptLearn> factory(make_manifest());
+  static const SimpleFactory<CptLearn> factory(cpt_learn_manifest());
   return factory;
 }
 

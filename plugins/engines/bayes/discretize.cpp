@@ -20,7 +20,7 @@ namespace {
 
 using nlohmann::json;
 
-Manifest make_manifest() {
+Manifest discretize_manifest() {
   Manifest m;
   m.type = "discretize";
   m.kind = ComponentKind::kExtractor;
@@ -159,7 +159,7 @@ class DiscretizeFactory final : public SimpleFactory<Discretize> {
 }  // namespace
 
 const ComponentFactory& discretize_factory() {
-  static const DiscretizeFactory factory(make_manifest());
+  static const DiscretizeFactory factory(discretize_manifest());
   return factory;
 }
 

@@ -16,7 +16,7 @@ namespace {
 
 using nlohmann::json;
 
-Manifest make_manifest() {
+Manifest evidence_source_manifest() {
   Manifest m;
   m.type = "evidence_source";
   m.kind = ComponentKind::kReader;
@@ -143,7 +143,7 @@ class EvidenceSourceFactory final : public SimpleFactory<EvidenceSource> {
 }  // namespace
 
 const ComponentFactory& evidence_source_factory() {
-  static const EvidenceSourceFactory factory(make_manifest());
+  static const EvidenceSourceFactory factory(evidence_source_manifest());
   return factory;
 }
 

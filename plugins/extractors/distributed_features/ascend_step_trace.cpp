@@ -10,7 +10,7 @@
 namespace cann_debug::plugins::distributed {
 namespace {
 
-double number(const nlohmann::json& object, const char* key) {
+double step_trace_number(const nlohmann::json& object, const char* key) {
   const auto it = object.find(key);
   return it != object.end() && it->is_number() ? it->get<double>() : 0.0;
 }
@@ -87,7 +87,7 @@ void AscendStepTrace::add(const Record& record, const std::string& source) {
     if (index == f.end() || !index->is_string()) return;
     const auto members = ranks_of_tuple(index->get<std::string>());
     if (members.empty()) return;
-    // Stage rows repeat per step with the same tuple: a tuple seen before keeps its stage number.
+    // Stage rows repeat per step with the same tuple: a tuple seen before keeps its stage step_trace_number.
     std::int64_t stage = -1;
     for (const auto m : members)
       if (const auto it = stage_of_rank_.find(m); it != stage_of_rank_.end()) stage = it->second;
@@ -103,18 +103,18 @@ void AscendStepTrace::add(const Record& record, const std::string& source) {
   }
   if (source_.empty()) source_ = source;
   Rank& r = ranks_[rank];
-  const double comm = number(f, "communication_not_overlapped");
-  const double bubble = number(f, "bubble");
-  r.computing_us += number(f, "computing");
+  const double comm = step_trace_number(f, "communication_not_overlapped");
+  const double bubble = step_trace_number(f, "bubble");
+  r.computing_us += step_trace_number(f, "computing");
   r.communication_us += comm;
   // Without the Exclude Receive column, receives are the bubble: take them out by hand.
   r.exclude_receive_us += has_number(f, "communication_not_overlapped_and_exclude_receive")
-                              ? number(f, "communication_not_overlapped_and_exclude_receive")
+                              ? step_trace_number(f, "communication_not_overlapped_and_exclude_receive")
                               : std::max(0.0, comm - bubble);
-  r.free_us += number(f, "free");
+  r.free_us += step_trace_number(f, "free");
   r.bubble_us += bubble;
   r.has_bubble = r.has_bubble || has_number(f, "bubble");
-  if (has_number(f, "pp_index")) r.stage = static_cast<std::int64_t>(number(f, "pp_index"));
+  if (has_number(f, "pp_index")) r.stage = static_cast<std::int64_t>(step_trace_number(f, "pp_index"));
   ++r.rows;
 }
 

@@ -15,7 +15,7 @@
 namespace cann_debug::plugins::inference {
 namespace {
 
-constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+constexpr double kNoTraceValue = std::numeric_limits<double>::quiet_NaN();
 constexpr double kMsPerNs = 1e-6;
 constexpr std::size_t kMinLaterCalls = 3;  // profiled calls after the first ones, for their median
 
@@ -40,7 +40,7 @@ double median_ms(const std::vector<ServedBatch>& batches, std::int64_t ServedBat
   std::vector<double> values;
   for (const auto& b : batches)
     if (b.*field >= 0) values.push_back(static_cast<double>(b.*field) * kMsPerNs);
-  return values.empty() ? kNaN : median(values);
+  return values.empty() ? kNoTraceValue : median(values);
 }
 
 void time_split(const std::vector<ServedBatch>& batches, FeatureBuilder& features, const EvidenceRef& where) {
@@ -135,7 +135,7 @@ void first_calls_in_trace(const std::vector<ServedBatch>& batches, FeatureBuilde
 }  // namespace
 
 double trace_features(const std::vector<ServedBatch>& batches, std::vector<Feature>& out) {
-  if (batches.empty()) return kNaN;
+  if (batches.empty()) return kNoTraceValue;
   FeatureBuilder features(out);
   const EvidenceRef where = steps_ref(batches);
   features.add("trace.profiled_batches", static_cast<double>(batches.size()), "count", {where});
@@ -152,7 +152,7 @@ double trace_features(const std::vector<ServedBatch>& batches, std::vector<Featu
       service_ms.push_back(static_cast<double>(b.forward_ns + std::max<std::int64_t>(b.preprocess_ns, 0) +
                                                std::max<std::int64_t>(b.postprocess_ns, 0)) *
                            kMsPerNs);
-  const double service = service_ms.empty() ? kNaN : median(service_ms);
+  const double service = service_ms.empty() ? kNoTraceValue : median(service_ms);
   features.add("request.service_ms", service, "ms", {where});
   return service;
 }

@@ -10,7 +10,7 @@ namespace cann_debug::plugins::training_detail {
 namespace {
 
 // Rows behind the median.
-constexpr std::size_t kMinRows = 10;
+constexpr std::size_t kMinMixRows = 10;
 // Rows whose loss fell under this share of the first loss are left out: a memorising network's per-sample
 // errors vanish there faster than the bias gradient's rounding and momentum leftovers.
 constexpr double kMinLossOfFirst = 0.1;
@@ -45,7 +45,7 @@ void add_batch_class_mix_feature(const std::vector<LogRow>& rows, std::optional<
     from = std::min(from, i);
     to = std::max(to, i);
   }
-  if (imbalance.size() < kMinRows) return;
+  if (imbalance.size() < kMinMixRows) return;
   out.add("grad.output_bias_imbalance", median(imbalance), "ratio",
           {rows_ref(rows, from, to, "steps", "grad.layer_norm"), {"layer", bias}});
 }

@@ -23,7 +23,7 @@ constexpr std::size_t kMinSmoothHalfWidth = 2;
 // similar batches (a class block) stays in the residual, narrow enough to follow the learning curve.
 constexpr std::size_t kTrendHalfWidth = 10;
 // Fewest pairs behind an autocorrelation at the epoch lag (two epochs of a short run).
-constexpr std::size_t kMinPairs = 10;
+constexpr std::size_t kMinShapePairs = 10;
 // Fewest pairs behind a lag-1 autocorrelation: its standard error is about 1/sqrt(pairs), so 30 pairs put
 // the 0.15-0.3 thresholds of the graph one to two standard errors away from zero; fewer say nothing.
 constexpr std::size_t kMinLag1Pairs = 30;
@@ -34,12 +34,12 @@ constexpr std::size_t kMinNeighbourLags = 6;
 // batches one epoch later give a sharp peak there even when batches differ little in difficulty; a fresh
 // shuffle cannot make one lag special.
 std::optional<double> epoch_lag_zscore(const std::vector<double>& ranked, std::size_t period) {
-  const auto at_period = autocorrelation(ranked, period, kMinPairs);
+  const auto at_period = autocorrelation(ranked, period, kMinShapePairs);
   if (!at_period) return std::nullopt;
   std::vector<double> around;
   for (std::size_t lag = std::max<std::size_t>(2, period / 2); lag <= period + period / 2; ++lag) {
     if (lag + 2 >= period && lag <= period + 2) continue;
-    if (const auto r = autocorrelation(ranked, lag, kMinPairs)) around.push_back(*r);
+    if (const auto r = autocorrelation(ranked, lag, kMinShapePairs)) around.push_back(*r);
   }
   if (around.size() < kMinNeighbourLags) return std::nullopt;
   const double m = mean(around);
@@ -124,7 +124,7 @@ void add_loss_shape_features(const std::vector<LogRow>& rows, std::optional<std:
     // 0.5 in a fresh shuffle. (The lag-1 correlation above keeps the values: a steep trend leaves runs of
     // exact-zero residuals, the window's own median, which ranks would read as neighbours alike.)
     const std::vector<double> ranked = ranks(residual);
-    if (const auto ac = autocorrelation(ranked, period, kMinPairs))
+    if (const auto ac = autocorrelation(ranked, period, kMinShapePairs))
       out.add("loss.epoch_lag_residual_autocorr", *ac, "ratio", {epochs});
     const auto loss_z = epoch_lag_zscore(ranked, period);
     if (loss_z) out.add("loss.epoch_lag_zscore", *loss_z, "sd", {epochs});

@@ -149,6 +149,20 @@ std::vector<LossSpike> find_loss_spikes(const std::vector<LogRow>& rows) {
       first = *rows[i].loss;
       break;
     }
+  // Whether row `i` has a finite loss of at most `level`.
+  auto finite_at_most = [&](std::size_t i, double level) {
+    return std::isfinite(*rows[i].loss) && *rows[i].loss <= level;
+  };
+  // The highest loss of the rows at[from, to) (+inf for a non-finite one), and its row in `peak_row`.
+  auto highest = [&](std::size_t from, std::size_t to, std::size_t& peak_row) {
+    double peak = -std::numeric_limits<double>::infinity();
+    for (std::size_t i = from; i < to; ++i) {
+      const double x = *rows[at[i]].loss;
+      const double h = std::isfinite(x) ? x : std::numeric_limits<double>::infinity();
+      if (h > peak) peak = h, peak_row = at[i];
+    }
+    return peak;
+  };
   const std::size_t window = std::clamp(at.size() / 50, kMinBaseWindow, kMaxBaseWindow);
   const std::size_t warm_end =
       std::max(warmup_end(rows), static_cast<std::size_t>(kWarmupShare * static_cast<double>(rows.size())));
@@ -174,17 +188,11 @@ std::vector<LossSpike> find_loss_spikes(const std::vector<LogRow>& rows) {
     }
     LossSpike s;
     s.start = at[k];
-    s.peak = at[k];
     s.base = base;
     s.back = back_under(base, sigma);
-    double peak = std::isfinite(v) ? v : std::numeric_limits<double>::infinity();
     std::size_t j = k + 1;
-    for (; j < at.size(); ++j) {
-      const double x = *rows[at[j]].loss;
-      if (std::isfinite(x) && x <= s.back) break;
-      const double h = std::isfinite(x) ? x : std::numeric_limits<double>::infinity();
-      if (h > peak) peak = h, s.peak = at[j];
-    }
+    while (j < at.size() && !finite_at_most(at[j], s.back)) ++j;
+    double peak = highest(k, j, s.peak);
     s.recovered = j < at.size();
     // Near zero a spike that threw the loss back up to the first loss has come back once the loss is under
     // a tenth of the first again: a classifier thrown from 0.001 up to 57 nats that settles at 0.02 has kept
@@ -193,20 +201,15 @@ std::vector<LossSpike> find_loss_spikes(const std::vector<LogRow>& rows) {
         peak >= kPeakOfFirstFromNearZero * first) {
       const double near_zero = kMinLevelOfFirst * first;
       std::size_t b = k + 1;
-      while (b < at.size() && !(std::isfinite(*rows[at[b]].loss) && *rows[at[b]].loss <= near_zero)) ++b;
+      while (b < at.size() && !finite_at_most(at[b], near_zero)) ++b;
       if (b < at.size()) {
         j = b;
         s.recovered = true;
         s.back = near_zero;
-        peak = std::isfinite(v) ? v : std::numeric_limits<double>::infinity();
-        s.peak = at[k];
-        for (std::size_t i = k + 1; i < j; ++i) {
-          const double x = *rows[at[i]].loss;
-          const double h = std::isfinite(x) ? x : std::numeric_limits<double>::infinity();
-          if (h > peak) peak = h, s.peak = at[i];
-        }
+        peak = highest(k, j, s.peak);
       }
     }
+    s.reached_first_loss = first > 0.0 && peak >= kPeakOfFirstFromNearZero * first;
     s.end = s.recovered ? at[j] : rows.size();
     s.height = std::isfinite(peak) ? peak / base - 1.0 : std::numeric_limits<double>::infinity();
     s.in_warmup = s.start < warm_end;
@@ -304,11 +307,6 @@ void add_loss_spike_features(const std::vector<LogRow>& rows, const std::vector<
   // only from a level of at least a tenth of the first loss, a recovered spike also from below when it
   // rose back to the first loss.
   const double floor = kMinLevelOfFirst * finite.front();
-  const double first_loss_peak = kPeakOfFirstFromNearZero * finite.front();
-  const auto peak_of = [&](const LossSpike& s) {
-    return rows[s.peak].loss && std::isfinite(*rows[s.peak].loss) ? *rows[s.peak].loss
-                                                                  : std::numeric_limits<double>::infinity();
-  };
   const LossSpike* highest = nullptr;  // recovered, sustained, after the warm-up: what a team rolls back from
   const LossSpike* longest = nullptr;
   const LossSpike* warmup = nullptr;
@@ -321,7 +319,7 @@ void add_loss_spike_features(const std::vector<LogRow>& rows, const std::vector<
   for (const LossSpike& s : spikes) {
     if (s.recovered && s.in_warmup) {
       if (!warmup || s.height > warmup->height) warmup = &s;
-    } else if (s.recovered && (!sustained(rows, s) || (s.base < floor && !(peak_of(s) >= first_loss_peak)))) {
+    } else if (s.recovered && (!sustained(rows, s) || (s.base < floor && !s.reached_first_loss))) {
       ++single;
     } else if (s.recovered) {
       ++count;

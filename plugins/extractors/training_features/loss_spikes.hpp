@@ -23,6 +23,7 @@ struct LossSpike {
   double height = 0.0;  // peak / base - 1; +inf when the loss became NaN or infinite in it
   bool recovered = false;
   bool in_warmup = false;  // started while the learning rate was still rising, or in the first 5% of rows
+  bool reached_first_loss = false;  // its peak reached the run's first finite loss (the untrained network's)
 };
 
 /// The spikes of the loss in `rows` (rows without a loss are skipped, never part of a spike's start).

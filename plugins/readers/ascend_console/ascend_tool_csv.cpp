@@ -8,7 +8,7 @@
 namespace cann_debug::plugins {
 namespace {
 
-readers::ReaderSpec make_spec() {
+readers::ReaderSpec ascend_tool_csv_spec() {
   Manifest m;
   m.type = "ascend_tool_csv";
   m.kind = ComponentKind::kReader;
@@ -34,7 +34,7 @@ readers::ReaderSpec make_spec() {
 }  // namespace
 
 const ComponentFactory& ascend_tool_csv_factory() {
-  static const readers::ReaderFactory factory(make_spec());
+  static const readers::ReaderFactory factory(ascend_tool_csv_spec());
   return factory;
 }
 

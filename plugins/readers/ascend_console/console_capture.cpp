@@ -66,13 +66,14 @@ std::vector<Record> fault_events(const std::vector<MetricPoint>& points) {
   return out;
 }
 
-int sniff(const SniffInput& in);
+int console_capture_sniff(const SniffInput& in);
 
-/// One capture file, or the captures of a folder (those sniff() claims) in name order, one file per batch.
+/// One capture file, or the captures of a folder (those console_capture_sniff() claims) in name order, one
+/// file per batch.
 class CaptureSource final : public readers::ItemSource {
  public:
   explicit CaptureSource(const readers::ReaderContext& ctx)
-      : files_(readers::claimed_files(ctx.path, sniff)),
+      : files_(readers::claimed_files(ctx.path, console_capture_sniff)),
         max_line_bytes_(static_cast<std::size_t>(ctx.config.bytes("max_line_bytes"))),
         options_(options(ctx.config)) {}
 
@@ -129,7 +130,7 @@ class CaptureSource final : public readers::ItemSource {
   std::optional<ascend_console::CaptureParser> parser_;
 };
 
-int sniff(const SniffInput& in) {
+int console_capture_sniff(const SniffInput& in) {
   if (!readers::looks_text(in.head)) return 0;
   const auto head = in.head;
   const bool tool =
@@ -151,7 +152,7 @@ int sniff(const SniffInput& in) {
   return shape ? 88 : 80;
 }
 
-readers::ReaderSpec make_spec() {
+readers::ReaderSpec console_capture_spec() {
   Manifest m;
   m.type = "console_capture";
   m.kind = ComponentKind::kReader;
@@ -179,7 +180,7 @@ readers::ReaderSpec make_spec() {
   spec.open = [](const readers::ReaderContext& ctx) -> std::unique_ptr<readers::ItemSource> {
     return std::make_unique<CaptureSource>(ctx);
   };
-  spec.sniff = sniff;
+  spec.sniff = console_capture_sniff;
   spec.also_reads_directory = true;
   spec.schema = "ascend_console.events/1";
   spec.validate = [](const Config& config) -> std::vector<ConfigProblem> {
@@ -194,7 +195,7 @@ readers::ReaderSpec make_spec() {
 }  // namespace
 
 const ComponentFactory& console_capture_factory() {
-  static const readers::ReaderFactory factory(make_spec());
+  static const readers::ReaderFactory factory(console_capture_spec());
   return factory;
 }
 

@@ -9,7 +9,7 @@
 namespace cann_debug::plugins {
 namespace {
 
-readers::ReaderSpec make_spec() {
+readers::ReaderSpec ascend_communication_spec() {
   Manifest m;
   m.type = "ascend_communication";
   m.kind = ComponentKind::kReader;
@@ -39,7 +39,7 @@ readers::ReaderSpec make_spec() {
 }  // namespace
 
 const ComponentFactory& ascend_communication_factory() {
-  static const readers::ReaderFactory factory(make_spec());
+  static const readers::ReaderFactory factory(ascend_communication_spec());
   return factory;
 }
 

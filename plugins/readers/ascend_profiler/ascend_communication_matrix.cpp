@@ -10,7 +10,7 @@
 namespace cann_debug::plugins {
 namespace {
 
-readers::ReaderSpec make_spec() {
+readers::ReaderSpec ascend_communication_matrix_spec() {
   Manifest m;
   m.type = "ascend_communication_matrix";
   m.kind = ComponentKind::kReader;
@@ -40,7 +40,7 @@ readers::ReaderSpec make_spec() {
 }  // namespace
 
 const ComponentFactory& ascend_communication_matrix_factory() {
-  static const readers::ReaderFactory factory(make_spec());
+  static const readers::ReaderFactory factory(ascend_communication_matrix_spec());
   return factory;
 }
 

@@ -9,7 +9,7 @@
 namespace cann_debug::plugins {
 namespace {
 
-readers::ReaderSpec make_spec() {
+readers::ReaderSpec ascend_kernel_details_spec() {
   Manifest m;
   m.type = "ascend_kernel_details";
   m.kind = ComponentKind::kReader;
@@ -38,7 +38,7 @@ readers::ReaderSpec make_spec() {
 }  // namespace
 
 const ComponentFactory& ascend_kernel_details_factory() {
-  static const readers::ReaderFactory factory(make_spec());
+  static const readers::ReaderFactory factory(ascend_kernel_details_spec());
   return factory;
 }
 

@@ -44,7 +44,7 @@ ascend::AscendFileKind kind_of_file(const std::string& path) {
       path));
 }
 
-readers::ReaderSpec make_spec() {
+readers::ReaderSpec ascend_memory_spec() {
   Manifest m;
   m.type = "ascend_memory";
   m.kind = ComponentKind::kReader;
@@ -80,7 +80,7 @@ readers::ReaderSpec make_spec() {
 }  // namespace
 
 const ComponentFactory& ascend_memory_factory() {
-  static const readers::ReaderFactory factory(make_spec());
+  static const readers::ReaderFactory factory(ascend_memory_spec());
   return factory;
 }
 

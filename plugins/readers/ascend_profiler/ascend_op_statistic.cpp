@@ -9,7 +9,7 @@
 namespace cann_debug::plugins {
 namespace {
 
-readers::ReaderSpec make_spec() {
+readers::ReaderSpec ascend_op_statistic_spec() {
   Manifest m;
   m.type = "ascend_op_statistic";
   m.kind = ComponentKind::kReader;
@@ -35,7 +35,7 @@ readers::ReaderSpec make_spec() {
 }  // namespace
 
 const ComponentFactory& ascend_op_statistic_factory() {
-  static const readers::ReaderFactory factory(make_spec());
+  static const readers::ReaderFactory factory(ascend_op_statistic_spec());
   return factory;
 }
 

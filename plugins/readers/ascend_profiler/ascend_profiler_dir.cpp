@@ -81,7 +81,7 @@ class DirSource final : public readers::ItemSource {
   std::unique_ptr<readers::ItemSource> current_;
 };
 
-readers::ReaderSpec make_spec() {
+readers::ReaderSpec ascend_profiler_dir_spec() {
   Manifest m;
   m.type = "ascend_profiler_dir";
   m.kind = ComponentKind::kReader;
@@ -154,7 +154,7 @@ readers::ReaderSpec make_spec() {
 }  // namespace
 
 const ComponentFactory& ascend_profiler_dir_factory() {
-  static const readers::ReaderFactory factory(make_spec());
+  static const readers::ReaderFactory factory(ascend_profiler_dir_spec());
   return factory;
 }
 

@@ -9,7 +9,7 @@
 namespace cann_debug::plugins {
 namespace {
 
-readers::ReaderSpec make_spec() {
+readers::ReaderSpec ascend_step_trace_spec() {
   Manifest m;
   m.type = "ascend_step_trace";
   m.kind = ComponentKind::kReader;
@@ -39,7 +39,7 @@ readers::ReaderSpec make_spec() {
 }  // namespace
 
 const ComponentFactory& ascend_step_trace_factory() {
-  static const readers::ReaderFactory factory(make_spec());
+  static const readers::ReaderFactory factory(ascend_step_trace_spec());
   return factory;
 }
 

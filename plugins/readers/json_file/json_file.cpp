@@ -11,7 +11,7 @@
 namespace cann_debug::plugins {
 namespace {
 
-Manifest make_manifest() {
+Manifest json_file_manifest() {
   Manifest m;
   m.type = "json_file";
   m.kind = ComponentKind::kReader;
@@ -40,7 +40,7 @@ class JsonFile final : public OneDocumentReader {
 
 class JsonFileFactory final : public SimpleFactory<JsonFile> {
  public:
-  JsonFileFactory() : SimpleFactory<JsonFile>(make_manifest()) {}
+  JsonFileFactory() : SimpleFactory<JsonFile>(json_file_manifest()) {}
   int sniff(const SniffInput& input) const override {
     if (input.is_directory) return 0;
     const auto first = input.head.find_first_not_of(" \t\r\n\xEF\xBB\xBF");

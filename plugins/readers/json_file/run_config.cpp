@@ -11,7 +11,7 @@
 namespace cann_debug::plugins {
 namespace {
 
-Manifest make_manifest() {
+Manifest run_config_manifest() {
   Manifest m;
   m.type = "run_config";
   m.kind = ComponentKind::kReader;
@@ -41,7 +41,7 @@ class RunConfigReader final : public OneDocumentReader {
 
 class RunConfigFactory final : public SimpleFactory<RunConfigReader> {
  public:
-  RunConfigFactory() : SimpleFactory<RunConfigReader>(make_manifest()) {}
+  RunConfigFactory() : SimpleFactory<RunConfigReader>(run_config_manifest()) {}
 };
 
 }  // namespace

@@ -19,7 +19,7 @@
 namespace cann_debug::plugins {
 namespace {
 
-int sniff(const SniffInput& in);
+int metric_series_json_sniff(const SniffInput& in);
 
 using readers::JsonDocument;
 using readers::JsonPath;
@@ -45,7 +45,7 @@ std::string field_name(const std::string& metric) {
 class MetricSeriesSource final : public readers::QueuedSource {
  public:
   explicit MetricSeriesSource(const readers::ReaderContext& ctx)
-      : files_(readers::claimed_files(ctx.path, sniff)),
+      : files_(readers::claimed_files(ctx.path, metric_series_json_sniff)),
         max_file_bytes_(static_cast<std::size_t>(ctx.config.bytes("max_file_bytes"))),
         rank_(static_cast<std::int32_t>(ctx.config.integer("rank"))),
         node_(ctx.config.str("node")) {}
@@ -179,7 +179,7 @@ class MetricSeriesSource final : public readers::QueuedSource {
 };
 
 // An object whose first member is a metric series: {"...": {"start_step" ... "values"}} or {"...": [numbers.
-int sniff(const SniffInput& in) {
+int metric_series_json_sniff(const SniffInput& in) {
   if (in.is_directory) return 0;
   std::string_view h = in.head;
   const auto first = h.find_first_not_of(" \t\r\n");
@@ -207,7 +207,7 @@ int sniff(const SniffInput& in) {
   return 0;
 }
 
-readers::ReaderSpec make_spec() {
+readers::ReaderSpec metric_series_json_spec() {
   Manifest m;
   m.type = "metric_series_json";
   m.kind = ComponentKind::kReader;
@@ -225,7 +225,7 @@ readers::ReaderSpec make_spec() {
   spec.open = [](const readers::ReaderContext& ctx) -> std::unique_ptr<readers::ItemSource> {
     return std::make_unique<MetricSeriesSource>(ctx);
   };
-  spec.sniff = sniff;
+  spec.sniff = metric_series_json_sniff;
   spec.also_reads_directory = true;
   return spec;
 }
@@ -233,7 +233,7 @@ readers::ReaderSpec make_spec() {
 }  // namespace
 
 const ComponentFactory& metric_series_json_factory() {
-  static const readers::ReaderFactory factory(make_spec());
+  static const readers::ReaderFactory factory(metric_series_json_spec());
   return factory;
 }
 

@@ -30,7 +30,7 @@ constexpr int kMaxTracebackLines = 400;
 // Skipped bad lines: the first few are warned about one by one, the rest counted at the end.
 constexpr int kWarnedBadLines = 10;
 
-int sniff(const SniffInput& in);
+int train_log_sniff(const SniffInput& in);
 
 std::string_view kind_name(LineKind k) {
   switch (k) {
@@ -47,7 +47,7 @@ std::string_view kind_name(LineKind k) {
 class TrainLogSource final : public readers::ItemSource {
  public:
   explicit TrainLogSource(const readers::ReaderContext& ctx)
-      : files_(readers::claimed_files(ctx.path, sniff)),
+      : files_(readers::claimed_files(ctx.path, train_log_sniff)),
         max_line_bytes_(static_cast<std::size_t>(ctx.config.bytes("max_line_bytes"))),
         skip_bad_lines_(ctx.config.str("bad_line") == "skip"),
         rank_(static_cast<std::int32_t>(ctx.config.integer("rank"))),
@@ -270,7 +270,7 @@ class TrainLogSource final : public readers::ItemSource {
 
 // Signatures in the first lines: step lines of a known format score 85; a Megatron/DeepSpeed launch
 // banner (its step lines come after hundreds of argument lines) 60.
-int sniff(const SniffInput& in) {
+int train_log_sniff(const SniffInput& in) {
   // Not looks_text(): trainers colour their lines (ANSI escapes); a NUL byte is what binary files have.
   if (in.is_directory || in.head.find('\0') != std::string_view::npos) return 0;
   const auto lines = readers::head_lines(in.head, 2000);
@@ -301,7 +301,7 @@ int sniff(const SniffInput& in) {
   return steps == 1 ? std::max(banner, 70) : banner;
 }
 
-readers::ReaderSpec make_spec() {
+readers::ReaderSpec train_log_spec() {
   Manifest m;
   m.type = "train_log";
   m.kind = ComponentKind::kReader;
@@ -330,7 +330,7 @@ readers::ReaderSpec make_spec() {
   spec.open = [](const readers::ReaderContext& ctx) -> std::unique_ptr<readers::ItemSource> {
     return std::make_unique<TrainLogSource>(ctx);
   };
-  spec.sniff = sniff;
+  spec.sniff = train_log_sniff;
   spec.also_reads_directory = true;
   spec.schema = "train_log.lines/1";
   return spec;
@@ -339,7 +339,7 @@ readers::ReaderSpec make_spec() {
 }  // namespace
 
 const ComponentFactory& train_log_factory() {
-  static const readers::ReaderFactory factory(make_spec());
+  static const readers::ReaderFactory factory(train_log_spec());
   return factory;
 }
 

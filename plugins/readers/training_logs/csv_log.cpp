@@ -128,7 +128,7 @@ class CsvLogSource final : public readers::ItemSource {
 };
 
 // A header of plain names over rows of mostly numbers; Keras' log.csv (epoch + loss/accuracy) scores higher.
-int sniff(const SniffInput& in) {
+int csv_log_sniff(const SniffInput& in) {
   const auto lines = readers::head_lines(in.head, 4);
   if (lines.size() < 2) return 0;
   const auto header = readers::csv_header(in.head);
@@ -146,7 +146,7 @@ int sniff(const SniffInput& in) {
   return keras || steps ? 80 : 30;
 }
 
-readers::ReaderSpec make_spec() {
+readers::ReaderSpec csv_log_spec() {
   Manifest m;
   m.type = "csv_log";
   m.kind = ComponentKind::kReader;
@@ -176,14 +176,14 @@ readers::ReaderSpec make_spec() {
   spec.open = [](const readers::ReaderContext& ctx) -> std::unique_ptr<readers::ItemSource> {
     return std::make_unique<CsvLogSource>(ctx);
   };
-  spec.sniff = sniff;
+  spec.sniff = csv_log_sniff;
   return spec;
 }
 
 }  // namespace
 
 const ComponentFactory& csv_log_factory() {
-  static const readers::ReaderFactory factory(make_spec());
+  static const readers::ReaderFactory factory(csv_log_spec());
   return factory;
 }
 

@@ -84,14 +84,14 @@ class TrainerStateSource final : public readers::QueuedSource {
   std::string node_;
 };
 
-int sniff(const SniffInput& in) {
+int hf_trainer_state_sniff(const SniffInput& in) {
   const auto first = in.head.find_first_not_of(" \t\r\n");
   if (first == std::string_view::npos || in.head[first] != '{') return 0;
   if (in.head.find("\"log_history\"") == std::string_view::npos) return 0;
   return readers::base_name(in.path) == "trainer_state.json" ? 95 : 90;
 }
 
-readers::ReaderSpec make_spec() {
+readers::ReaderSpec hf_trainer_state_spec() {
   Manifest m;
   m.type = "hf_trainer_state";
   m.kind = ComponentKind::kReader;
@@ -108,14 +108,14 @@ readers::ReaderSpec make_spec() {
   spec.open = [](const readers::ReaderContext& ctx) -> std::unique_ptr<readers::ItemSource> {
     return std::make_unique<TrainerStateSource>(ctx);
   };
-  spec.sniff = sniff;
+  spec.sniff = hf_trainer_state_sniff;
   return spec;
 }
 
 }  // namespace
 
 const ComponentFactory& hf_trainer_state_factory() {
-  static const readers::ReaderFactory factory(make_spec());
+  static const readers::ReaderFactory factory(hf_trainer_state_spec());
   return factory;
 }
 

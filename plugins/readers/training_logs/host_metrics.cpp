@@ -122,7 +122,7 @@ class HostMetricsSource final : public readers::ItemSource {
   std::optional<readers::LineReader> lines_;
 };
 
-int sniff(const SniffInput& in) {
+int host_metrics_sniff(const SniffInput& in) {
   const auto line = readers::first_line(in.head);
   if (line.empty() || line.front() != '{' || in.head.find('\n') == std::string_view::npos) return 0;
   OrderedJson o;
@@ -131,7 +131,7 @@ int sniff(const SniffInput& in) {
   return readers::base_name(in.path).starts_with("host_metrics") ? 92 : 85;
 }
 
-readers::ReaderSpec make_spec() {
+readers::ReaderSpec host_metrics_spec() {
   Manifest m;
   m.type = "host_metrics";
   m.kind = ComponentKind::kReader;
@@ -149,14 +149,14 @@ readers::ReaderSpec make_spec() {
   spec.open = [](const readers::ReaderContext& ctx) -> std::unique_ptr<readers::ItemSource> {
     return std::make_unique<HostMetricsSource>(ctx);
   };
-  spec.sniff = sniff;
+  spec.sniff = host_metrics_sniff;
   return spec;
 }
 
 }  // namespace
 
 const ComponentFactory& host_metrics_factory() {
-  static const readers::ReaderFactory factory(make_spec());
+  static const readers::ReaderFactory factory(host_metrics_spec());
   return factory;
 }
 

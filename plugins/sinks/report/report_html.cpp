@@ -15,7 +15,7 @@ std::string h(const std::string& s) {
   return html_escape(s);
 }
 
-std::string percent(double p) {
+std::string html_percent(double p) {
   return std::isfinite(p) ? fmt::format("{:.1f}%", 100.0 * p) : format_number(p);
 }
 
@@ -59,7 +59,7 @@ constexpr const char* kScript = R"js(
 })();
 )js";
 
-std::string evidence_text(const EvidenceRef& r) {
+std::string html_evidence_text(const EvidenceRef& r) {
   std::string out = h(r.kind);
   if (!r.id.empty()) out += " <code>" + h(r.id) + "</code>";
   if (r.first_step >= 0)
@@ -68,7 +68,7 @@ std::string evidence_text(const EvidenceRef& r) {
   return out;
 }
 
-void diagnosis_section(std::string& out, const ReportModel& m) {
+void html_diagnosis_section(std::string& out, const ReportModel& m) {
   if (!m.diagnosis) {
     out += "<p class=\"verdict problem\">No diagnosis arrived</p>\n";
     return;
@@ -93,7 +93,7 @@ void diagnosis_section(std::string& out, const ReportModel& m) {
     std::string path;
     for (const auto& p : c.path) path += (path.empty() ? "" : " → ") + ("<code>" + h(p) + "</code>");
     std::string evidence;
-    for (const auto& r : c.evidence) evidence += "<div>" + evidence_text(r) + "</div>";
+    for (const auto& r : c.evidence) evidence += "<div>" + html_evidence_text(r) + "</div>";
     const double width = std::isfinite(c.confidence) ? std::clamp(c.confidence, 0.0, 1.0) * 80 : 0;
     out += fmt::format(
         "<tr class=\"cause\" data-cause=\"{}\"><td>{}</td><td><b>{}</b>{}</td><td><span class=\"bar\" "
@@ -102,12 +102,12 @@ void diagnosis_section(std::string& out, const ReportModel& m) {
         c.explanation.empty() ? ""
                               : "<details><summary>explanation</summary><div class=\"muted\">" +
                                     h(c.explanation) + "</div></details>",
-        width, percent(c.confidence), path.empty() ? "–" : path, evidence.empty() ? "–" : evidence);
+        width, html_percent(c.confidence), path.empty() ? "–" : path, evidence.empty() ? "–" : evidence);
   }
   out += "</tbody></table>\n";
 }
 
-void suggestions_section(std::string& out, const ReportModel& m) {
+void html_suggestions_section(std::string& out, const ReportModel& m) {
   std::size_t n = 0;
   for (const auto& a : m.advice) n += a.suggestions.size();
   if (n == 0) return;
@@ -121,7 +121,7 @@ void suggestions_section(std::string& out, const ReportModel& m) {
       if (!s.rationale.empty()) out += "<p>" + h(s.rationale) + "</p>\n";
       if (!s.target_metric.empty() || s.expected_improvement != 0.0)
         out += fmt::format("<p>Expected improvement: {} of <code>{}</code> ({})</p>\n",
-                           percent(s.expected_improvement), h(s.target_metric), h(s.improvement_source));
+                           html_percent(s.expected_improvement), h(s.target_metric), h(s.improvement_source));
       if (!s.risk.empty()) out += "<p>Risk: " + h(s.risk) + "</p>\n";
       if (!s.config_patch.is_null() && !(s.config_patch.is_object() && s.config_patch.empty()))
         out += "<p>Config patch:</p><pre>" +
@@ -153,7 +153,7 @@ void charts_section(std::string& out, const ReportModel& m) {
   }
 }
 
-void operators_section(std::string& out, const ReportModel& m) {
+void html_operators_section(std::string& out, const ReportModel& m) {
   if (!m.operators.empty()) {
     out += fmt::format(
         "<h2>Top operators</h2>\n<p class=\"muted\">From {} operator events; share = self time / all "
@@ -166,7 +166,7 @@ void operators_section(std::string& out, const ReportModel& m) {
           "class=\"num\">{}</td><td class=\"num\"><span class=\"bar\" "
           "style=\"width:{:.0f}px\"></span>{}</td></tr>\n",
           h(r.name), r.count, format_number(r.total_ms), format_number(r.self_ms),
-          std::clamp(r.share, 0.0, 1.0) * 80, percent(r.share));
+          std::clamp(r.share, 0.0, 1.0) * 80, html_percent(r.share));
     out += "</tbody></table>\n";
   }
   if (!m.operator_features.empty()) {
@@ -181,7 +181,7 @@ void operators_section(std::string& out, const ReportModel& m) {
   }
 }
 
-void ranks_section(std::string& out, const ReportModel& m) {
+void html_ranks_section(std::string& out, const ReportModel& m) {
   if (m.ranks.empty()) return;
   out +=
       "<h2>Ranks</h2>\n<p class=\"muted\">Median step per rank = compute (forward, backward and optimizer "
@@ -191,7 +191,7 @@ void ranks_section(std::string& out, const ReportModel& m) {
       rank_bars_svg(m.ranks) + "</div>\n";
 }
 
-void graph_section(std::string& out, const ReportModel& m) {
+void html_graph_section(std::string& out, const ReportModel& m) {
   if (!m.graph) return;
   const CausalGraphView& g = *m.graph;
   out += fmt::format(
@@ -202,7 +202,7 @@ void graph_section(std::string& out, const ReportModel& m) {
       causal_graph_svg(g));
 }
 
-void features_section(std::string& out, const ReportModel& m) {
+void html_features_section(std::string& out, const ReportModel& m) {
   std::size_t n = 0;
   for (const auto& s : m.feature_sets) n += s.features.size();
   if (n == 0) return;
@@ -217,7 +217,7 @@ void features_section(std::string& out, const ReportModel& m) {
       for (const auto& [k, v] : f.labels) labels += (labels.empty() ? "" : ", ") + h(k) + "=" + h(v);
       std::string evidence;
       for (std::size_t i = 0; i < f.evidence.size() && i < 3; ++i)
-        evidence += "<div>" + evidence_text(f.evidence[i]) + "</div>";
+        evidence += "<div>" + html_evidence_text(f.evidence[i]) + "</div>";
       if (f.evidence.size() > 3)
         evidence += fmt::format("<div class=\"muted\">… {} in all</div>", f.evidence.size());
       out += fmt::format(
@@ -238,13 +238,13 @@ std::string report_html(const ReportModel& model) {
       "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>" +
       h(model.title) + "</title>\n<style>" + kStyle + "</style></head>\n<body>\n<h1>" + h(model.title) +
       "</h1>\n";
-  diagnosis_section(out, model);
-  suggestions_section(out, model);
+  html_diagnosis_section(out, model);
+  html_suggestions_section(out, model);
   charts_section(out, model);
-  operators_section(out, model);
-  ranks_section(out, model);
-  graph_section(out, model);
-  features_section(out, model);
+  html_operators_section(out, model);
+  html_ranks_section(out, model);
+  html_graph_section(out, model);
+  html_features_section(out, model);
   out += "<p class=\"muted\">Written by cann-debug's report sink.</p>\n<script>" + std::string(kScript) +
          "</script>\n</body></html>\n";
   return out;

@@ -20,7 +20,7 @@ namespace {
 using nlohmann::json;
 using ::testing::HasSubstr;
 
-const KnowledgeBase& shipped() {
+const KnowledgeBase& shipped_kb() {
   static const KnowledgeBase kb = load_knowledge_base(test::shipped_kb_dir());
   return kb;
 }
@@ -30,7 +30,7 @@ std::optional<json> param(const std::string& tpl, const std::string& name,
                           const RootCause* rc = nullptr) {
   const Diagnosis d = test::diagnosis("training", {});
   MeasuredContext c{&features, config, &d, rc};
-  return resolve_parameter(shipped().templates.at(tpl).parameters.at(name), c);
+  return resolve_parameter(shipped_kb().templates.at(tpl).parameters.at(name), c);
 }
 
 TEST(KbAdvisorParameters, ClipThresholdIsOneAndAHalfTimesTheMeasuredMedianNorm) {
@@ -163,7 +163,7 @@ TEST(KbAdvisorRendering, RationaleCitesMeasuredValuesAndDropsMissingOnes) {
   const Diagnosis d = test::diagnosis("training", {{"grad_clip_too_low", 0.9}});
   std::vector<std::string> unanswered;
   const cann_debug::kb::OutcomeStore history;
-  const Advice a = build_advice(shipped(), history, {&d, &features, nullptr}, {}, unanswered).at(0);
+  const Advice a = build_advice(shipped_kb(), history, {&d, &features, nullptr}, {}, unanswered).at(0);
   ASSERT_FALSE(a.suggestions.empty());
   const Suggestion& s = a.suggestions.front();
   EXPECT_EQ(s.id, "grad_clip_too_low/raise_clip_threshold");
@@ -181,11 +181,11 @@ TEST(KbAdvisorRendering, UnresolvedWholeValueDropsThePatchKey) {
   std::vector<std::string> unanswered;
   const cann_debug::kb::OutcomeStore history;
   const std::vector<FeatureSet> none;
-  const Advice a = build_advice(shipped(), history, {&d, &none, nullptr}, {}, unanswered).at(0);
+  const Advice a = build_advice(shipped_kb(), history, {&d, &none, nullptr}, {}, unanswered).at(0);
   ASSERT_FALSE(a.suggestions.empty());
   EXPECT_FALSE(a.suggestions.front().config_patch.contains("batch_size_per_rank"));
   const json config = {{"global_batch_size", 64}, {"world_size", 4}};
-  const Advice b = build_advice(shipped(), history, {&d, &none, &config}, {}, unanswered).at(0);
+  const Advice b = build_advice(shipped_kb(), history, {&d, &none, &config}, {}, unanswered).at(0);
   EXPECT_EQ(b.suggestions.front().config_patch.at("batch_size_per_rank"), 16);
   EXPECT_THAT(b.suggestions.front().code.at("pytorch"), HasSubstr("batch_size=16"));
 }

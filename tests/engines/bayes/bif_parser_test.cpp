@@ -136,20 +136,20 @@ TEST(bayes_bif, SharedCorpusLoads) {
   EXPECT_GE(jb.find("VisitAsia"), 0);
 }
 
-struct Malformed {
+struct MalformedBif {
   const char* name;
   const char* text;
   const char* message;  // the whole expected message
 };
 
-void PrintTo(const Malformed& m, std::ostream* os) {
+void PrintTo(const MalformedBif& m, std::ostream* os) {
   *os << m.name;
 }
 
-class bayes_bif_errors : public ::testing::TestWithParam<Malformed> {};
+class bayes_bif_errors : public ::testing::TestWithParam<MalformedBif> {};
 
 TEST_P(bayes_bif_errors, AreLocated) {
-  const Malformed& m = GetParam();
+  const MalformedBif& m = GetParam();
   try {
     parse_bif(m.text, "bad.bif");
     FAIL() << "parsed without error";
@@ -161,74 +161,82 @@ TEST_P(bayes_bif_errors, AreLocated) {
 INSTANTIATE_TEST_SUITE_P(
     bayes, bayes_bif_errors,
     ::testing::Values(
-        Malformed{"UnknownBlock", "network n {}\nvariabel a {}\n",
-                  "bad.bif:2:1: expected 'network', 'variable' or 'probability', got 'variabel'"},
-        Malformed{"StateCountMismatch", "variable a {\n  type discrete [3] { t, f };\n}\n",
-                  "bad.bif:2:18: variable 'a' declares 3 states but lists 2"},
-        Malformed{"NotDiscrete", "variable a {\n  type continuous;\n}\n",
-                  "bad.bif:2:8: variable 'a': only 'discrete' variables are supported, got 'continuous'"},
-        Malformed{"UndeclaredParent",
-                  "network n {}\nvariable a { type discrete [2] { t, f }; }\nprobability ( a | b ) { table "
-                  "0.5 0.5; }\n",
-                  "bad.bif:3:19: probability block names undeclared variable 'b'"},
-        Malformed{"UnknownRowState",
-                  "network n {}\nvariable a { type discrete [2] { t, f }; }\nvariable b { type discrete [2] "
-                  "{ t, f }; }\n"
-                  "probability ( a ) { table 0.5 0.5; }\nprobability ( b | a ) {\n  (t) 0.5 0.5;\n  (x) 0.5 "
-                  "0.5;\n}\n",
-                  "bad.bif:7:4: 'x' is not a state of 'a' (states: t, f)"},
-        Malformed{"RowSum",
-                  "network n {}\nvariable a { type discrete [2] { t, f }; }\nprobability ( a ) {\n  table "
-                  "0.6 0.6;\n}\n",
-                  "bad.bif:4:3: variable 'a', CPT row (no parents): sums to 1.2 (|sum - 1| > 0.0001)"},
-        Malformed{"NegativeEntry",
-                  "network n {}\nvariable a { type discrete [2] { t, f }; }\nprobability ( a ) { table -0.5 "
-                  "1.5; }\n",
-                  "bad.bif:3:21: variable 'a', CPT row (no parents): entry 1 is -0.5"},
-        Malformed{"TableLength",
-                  "network n {}\nvariable a { type discrete [2] { t, f }; }\nprobability ( a ) { table 0.2 "
-                  "0.3 0.5; }\n",
-                  "bad.bif:3:21: table of 'a' has 3 probabilities, expected 2 (2 states x 1 parent "
-                  "configurations)"},
-        Malformed{"MissingRow",
-                  "network n {}\nvariable a { type discrete [2] { t, f }; }\nvariable b { type discrete [2] "
-                  "{ t, f }; }\n"
-                  "probability ( a ) { table 0.5 0.5; }\nprobability ( b | a ) {\n  (t) 0.5 0.5;\n}\n",
-                  "bad.bif:5:1: probability block of 'b' has no row for (a=f) and no 'default'"},
-        Malformed{"NoProbabilityBlock", "network n {}\nvariable a { type discrete [2] { t, f }; }\n",
-                  "bad.bif:2:10: variable 'a' has no probability block"},
-        Malformed{"NotANumber",
-                  "network n {}\nvariable a { type discrete [2] { t, f }; }\nprobability ( a ) { table 0.5 "
-                  "half; }\n",
-                  "bad.bif:3:31: expected a probability, got 'half'"},
-        Malformed{
+        MalformedBif{"UnknownBlock", "network n {}\nvariabel a {}\n",
+                     "bad.bif:2:1: expected 'network', 'variable' or 'probability', got 'variabel'"},
+        MalformedBif{"StateCountMismatch", "variable a {\n  type discrete [3] { t, f };\n}\n",
+                     "bad.bif:2:18: variable 'a' declares 3 states but lists 2"},
+        MalformedBif{"NotDiscrete", "variable a {\n  type continuous;\n}\n",
+                     "bad.bif:2:8: variable 'a': only 'discrete' variables are supported, got 'continuous'"},
+        MalformedBif{
+            "UndeclaredParent",
+            "network n {}\nvariable a { type discrete [2] { t, f }; }\nprobability ( a | b ) { table "
+            "0.5 0.5; }\n",
+            "bad.bif:3:19: probability block names undeclared variable 'b'"},
+        MalformedBif{
+            "UnknownRowState",
+            "network n {}\nvariable a { type discrete [2] { t, f }; }\nvariable b { type discrete [2] "
+            "{ t, f }; }\n"
+            "probability ( a ) { table 0.5 0.5; }\nprobability ( b | a ) {\n  (t) 0.5 0.5;\n  (x) 0.5 "
+            "0.5;\n}\n",
+            "bad.bif:7:4: 'x' is not a state of 'a' (states: t, f)"},
+        MalformedBif{"RowSum",
+                     "network n {}\nvariable a { type discrete [2] { t, f }; }\nprobability ( a ) {\n  table "
+                     "0.6 0.6;\n}\n",
+                     "bad.bif:4:3: variable 'a', CPT row (no parents): sums to 1.2 (|sum - 1| > 0.0001)"},
+        MalformedBif{
+            "NegativeEntry",
+            "network n {}\nvariable a { type discrete [2] { t, f }; }\nprobability ( a ) { table -0.5 "
+            "1.5; }\n",
+            "bad.bif:3:21: variable 'a', CPT row (no parents): entry 1 is -0.5"},
+        MalformedBif{
+            "TableLength",
+            "network n {}\nvariable a { type discrete [2] { t, f }; }\nprobability ( a ) { table 0.2 "
+            "0.3 0.5; }\n",
+            "bad.bif:3:21: table of 'a' has 3 probabilities, expected 2 (2 states x 1 parent "
+            "configurations)"},
+        MalformedBif{
+            "MissingRow",
+            "network n {}\nvariable a { type discrete [2] { t, f }; }\nvariable b { type discrete [2] "
+            "{ t, f }; }\n"
+            "probability ( a ) { table 0.5 0.5; }\nprobability ( b | a ) {\n  (t) 0.5 0.5;\n}\n",
+            "bad.bif:5:1: probability block of 'b' has no row for (a=f) and no 'default'"},
+        MalformedBif{"NoProbabilityBlock", "network n {}\nvariable a { type discrete [2] { t, f }; }\n",
+                     "bad.bif:2:10: variable 'a' has no probability block"},
+        MalformedBif{
+            "NotANumber",
+            "network n {}\nvariable a { type discrete [2] { t, f }; }\nprobability ( a ) { table 0.5 "
+            "half; }\n",
+            "bad.bif:3:31: expected a probability, got 'half'"},
+        MalformedBif{
             "MissingSemicolon",
             "network n {}\nvariable a { type discrete [2] { t, f }; }\nprobability ( a ) { table 0.5 0.5 }\n",
             "bad.bif:3:35: expected a probability, got '}'"},
-        Malformed{"UnterminatedComment", "network n {}\n/* never closed\nvariable a {}\n",
-                  "bad.bif:2:1: unterminated /* comment"},
-        Malformed{"UnterminatedString", "network \"n {}\n",
-                  "bad.bif:1:9: unterminated quoted name (end of line inside quotes)"},
-        Malformed{"DuplicateVariable",
-                  "network n {}\nvariable a { type discrete [2] { t, f }; }\nvariable a { type discrete [2] "
-                  "{ t, f }; }\n",
-                  "bad.bif:3:10: variable 'a' is declared twice (first at line 2)"},
-        Malformed{
+        MalformedBif{"UnterminatedComment", "network n {}\n/* never closed\nvariable a {}\n",
+                     "bad.bif:2:1: unterminated /* comment"},
+        MalformedBif{"UnterminatedString", "network \"n {}\n",
+                     "bad.bif:1:9: unterminated quoted name (end of line inside quotes)"},
+        MalformedBif{
+            "DuplicateVariable",
+            "network n {}\nvariable a { type discrete [2] { t, f }; }\nvariable a { type discrete [2] "
+            "{ t, f }; }\n",
+            "bad.bif:3:10: variable 'a' is declared twice (first at line 2)"},
+        MalformedBif{
             "SecondBlock",
             "network n {}\nvariable a { type discrete [2] { t, f }; }\nprobability ( a ) { table 0.5 0.5; }\n"
             "probability ( a ) { table 0.5 0.5; }\n",
             "bad.bif:4:1: second probability block for 'a' (first at line 3)"},
-        Malformed{"Cycle",
-                  "network n {}\nvariable a { type discrete [2] { t, f }; }\nvariable b { type discrete [2] "
-                  "{ t, f }; }\n"
-                  "probability ( a | b ) { (t) 0.5 0.5; (f) 0.5 0.5; }\nprobability ( b | a ) { (t) 0.5 0.5; "
-                  "(f) 0.5 0.5; }\n",
-                  "bad.bif: the graph has a directed cycle through a, b"},
-        Malformed{
+        MalformedBif{
+            "Cycle",
+            "network n {}\nvariable a { type discrete [2] { t, f }; }\nvariable b { type discrete [2] "
+            "{ t, f }; }\n"
+            "probability ( a | b ) { (t) 0.5 0.5; (f) 0.5 0.5; }\nprobability ( b | a ) { (t) 0.5 0.5; "
+            "(f) 0.5 0.5; }\n",
+            "bad.bif: the graph has a directed cycle through a, b"},
+        MalformedBif{
             "Truncated",
             "network n {}\nvariable a { type discrete [2] { t, f }; }\nprobability ( a ) { table 0.5 0.5",
             "bad.bif:3:34: expected ';' after the probabilities, got end of file"}),
-    [](const ::testing::TestParamInfo<Malformed>& info) { return std::string(info.param.name); });
+    [](const ::testing::TestParamInfo<MalformedBif>& info) { return std::string(info.param.name); });
 
 TEST(bayes_bif, MissingFileIsNamed) {
   try {

@@ -14,7 +14,7 @@ namespace {
 
 using test::root_posterior;
 
-const std::string kGraph = test::shipped_graph("inference");
+const std::string kInferenceGraph = test::shipped_graph("inference");
 
 // A service read from its signals alone (no config.json, so no configured warm-up): steady latency, no
 // backlog, the threads fit.
@@ -25,13 +25,13 @@ std::map<std::string, std::string> served(const std::string& first_calls, const 
 }
 
 TEST(inference_graph, TheStartWindowIsReadGivenTheFirstCalls) {
-  const Network net = load_graph(kGraph);
+  const Network net = load_graph(kInferenceGraph);
   const auto& parents = net.variables[static_cast<std::size_t>(net.find("start_slowdown"))].parents;
   EXPECT_NE(std::find(parents.begin(), parents.end(), net.find("first_calls")), parents.end());
 }
 
 TEST(inference_graph, SlowFirstCallsInANormalStartWindowAreAColdStart) {
-  const Network net = load_graph(kGraph);
+  const Network net = load_graph(kInferenceGraph);
   // Counted as a second symptom, the normal window weighed 4.5 against the cold start and left it even
   // with healthy (0.48 / 0.50) on a weak cold start read without its config.
   EXPECT_GT(root_posterior(net, served("slow", "normal"), "cold_start"), 0.7);

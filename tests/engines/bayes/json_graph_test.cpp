@@ -117,20 +117,20 @@ TEST(bayes_json, BifConvertsToJson) {
   for (std::size_t v = 0; v < bif.size(); ++v) EXPECT_EQ(json.variables[v].cpt, bif.variables[v].cpt);
 }
 
-struct Malformed {
+struct MalformedJson {
   const char* name;
   const char* text;
   const char* message;
 };
 
-void PrintTo(const Malformed& m, std::ostream* os) {
+void PrintTo(const MalformedJson& m, std::ostream* os) {
   *os << m.name;
 }
 
-class bayes_json_errors : public ::testing::TestWithParam<Malformed> {};
+class bayes_json_errors : public ::testing::TestWithParam<MalformedJson> {};
 
 TEST_P(bayes_json_errors, NameTheJsonPointer) {
-  const Malformed& m = GetParam();
+  const MalformedJson& m = GetParam();
   try {
     parse_json_graph(m.text, "g.json");
     FAIL() << "parsed without error";
@@ -142,111 +142,117 @@ TEST_P(bayes_json_errors, NameTheJsonPointer) {
 INSTANTIATE_TEST_SUITE_P(
     bayes, bayes_json_errors,
     ::testing::Values(
-        Malformed{
+        MalformedJson{
             "Syntax", "{\"variables\": [\n  {\"name\": \"a\",}\n]}",
             "g.json: invalid JSON: parse error at line 2, column 16: syntax error while parsing object key - "
             "unexpected '}'; expected string literal"},
-        Malformed{"NoVariables", "{\"name\": \"x\"}", "g.json: /: missing required key 'variables'"},
-        Malformed{"LearnNotBoolean",
-                  R"({"variables": [{"name": "a", "states": ["t", "f"], "learn": "no", "cpt": [0.5, 0.5]}]})",
-                  "g.json: /variables/0/learn: expected true or false"},
-        Malformed{"UnknownKey",
-                  R"({"variables": [{"name": "a", "states": ["t", "f"], "parent": [], "cpt": [0.5, 0.5]}]})",
-                  "g.json: /variables/0: unknown key 'parent' (did you mean 'parents'?)"},
-        Malformed{
+        MalformedJson{"NoVariables", "{\"name\": \"x\"}", "g.json: /: missing required key 'variables'"},
+        MalformedJson{
+            "LearnNotBoolean",
+            R"({"variables": [{"name": "a", "states": ["t", "f"], "learn": "no", "cpt": [0.5, 0.5]}]})",
+            "g.json: /variables/0/learn: expected true or false"},
+        MalformedJson{
+            "UnknownKey",
+            R"({"variables": [{"name": "a", "states": ["t", "f"], "parent": [], "cpt": [0.5, 0.5]}]})",
+            "g.json: /variables/0: unknown key 'parent' (did you mean 'parents'?)"},
+        MalformedJson{
             "UnknownParent",
             R"({"variables": [{"name": "a", "states": ["t", "f"], "parents": ["bb"], "cpt": [[0.5, 0.5]]},
                                      {"name": "b", "states": ["t", "f"], "cpt": [0.5, 0.5]}]})",
             "g.json: /variables/0/parents/0: unknown variable 'bb' (did you mean 'b'?)"},
-        Malformed{
+        MalformedJson{
             "RowSum",
             R"({"variables": [{"name": "a", "states": ["t", "f"], "cpt": [0.5, 0.5]},
                                      {"name": "b", "states": ["t", "f"], "parents": ["a"], "cpt": [[0.5, 0.5], [0.9, 0.2]]}]})",
             "g.json: /variables/1/cpt/1: variable 'b', CPT row (a=f): sums to 1.1 (|sum - 1| > 0.0001)"},
-        Malformed{"RowLength",
-                  R"({"variables": [{"name": "a", "states": ["t", "f", "u"], "cpt": [[0.5, 0.5]]}]})",
-                  "g.json: /variables/0/cpt/0: row (no parents) of 'a' has 2 probabilities, expected 3 (one "
-                  "per state)"},
-        Malformed{"MissingRow",
-                  R"({"variables": [{"name": "a", "states": ["t", "f"], "cpt": [0.5, 0.5]},
+        MalformedJson{
+            "RowLength", R"({"variables": [{"name": "a", "states": ["t", "f", "u"], "cpt": [[0.5, 0.5]]}]})",
+            "g.json: /variables/0/cpt/0: row (no parents) of 'a' has 2 probabilities, expected 3 (one "
+            "per state)"},
+        MalformedJson{"MissingRow",
+                      R"({"variables": [{"name": "a", "states": ["t", "f"], "cpt": [0.5, 0.5]},
                                      {"name": "b", "states": ["t", "f"], "parents": ["a"], "cpt": [[0.5, 0.5]]}]})",
-                  "g.json: /variables/1/cpt: 'b' has no row for (a=f) (2 rows expected, 1 given)"},
-        Malformed{"KeyedUnknownState",
-                  R"({"variables": [{"name": "a", "states": ["t", "f"], "cpt": [0.5, 0.5]},
+                      "g.json: /variables/1/cpt: 'b' has no row for (a=f) (2 rows expected, 1 given)"},
+        MalformedJson{"KeyedUnknownState",
+                      R"({"variables": [{"name": "a", "states": ["t", "f"], "cpt": [0.5, 0.5]},
                                      {"name": "b", "states": ["t", "f"], "parents": ["a"],
                                       "cpt": [{"given": {"a": "t"}, "p": [0.5, 0.5]}, {"given": {"a": "maybe"}, "p": [0.5, 0.5]}]}]})",
-                  "g.json: /variables/1/cpt/1/given/a: 'maybe' is not a state of 'a' (states: t, f)"},
-        Malformed{"NotANumber",
-                  R"({"variables": [{"name": "a", "states": ["t", "f"], "cpt": [0.5, "0.5"]}]})",
-                  "g.json: /variables/0/cpt/1: expected a number, got \"0.5\""},
-        Malformed{"UnseenShareOutOfRange",
-                  R"({"variables": [{"name": "a", "states": ["t", "f"], "cpt": [0.5, 0.5]},
+                      "g.json: /variables/1/cpt/1/given/a: 'maybe' is not a state of 'a' (states: t, f)"},
+        MalformedJson{"NotANumber",
+                      R"({"variables": [{"name": "a", "states": ["t", "f"], "cpt": [0.5, "0.5"]}]})",
+                      "g.json: /variables/0/cpt/1: expected a number, got \"0.5\""},
+        MalformedJson{"UnseenShareOutOfRange",
+                      R"({"variables": [{"name": "a", "states": ["t", "f"], "cpt": [0.5, 0.5]},
                                      {"name": "b", "states": ["t", "f"], "parents": ["a"], "cpt": [[0.5, 0.5], [0.5, 0.5]],
                                       "unseen": [{"given": {"a": "f"}, "share": 1.0, "p": [0.5, 0.5]}]}]})",
-                  "g.json: /variables/1/unseen/0/share: expected a share between 0 and 1 (exclusive)"},
-        Malformed{
+                      "g.json: /variables/1/unseen/0/share: expected a share between 0 and 1 (exclusive)"},
+        MalformedJson{
             "ReadOffTheLabelButLearnt",
             R"({"variables": [{"name": "a", "states": ["t", "f"], "cpt": [0.5, 0.5]},
                                      {"name": "b", "states": ["x", "y"], "parents": ["a"], "cpt": [[1, 0], [0, 1]],
                                       "from_label": {"variable": "a", "states": {"t": "x"}, "otherwise": "y"}}]})",
             "g.json: /variables/1/from_label: 'b' is read off the label, so its own table is the hand-set "
             "share of each kind and must be kept as written: expected \"learn\": false"},
-        Malformed{"ReadOffAnUnknownLabelState",
-                  R"({"variables": [{"name": "a", "states": ["t", "f"], "cpt": [0.5, 0.5]},
+        MalformedJson{"ReadOffAnUnknownLabelState",
+                      R"({"variables": [{"name": "a", "states": ["t", "f"], "cpt": [0.5, 0.5]},
                                      {"name": "b", "states": ["x", "y"], "parents": ["a"], "learn": false,
                                       "cpt": [[1, 0], [0, 1]],
                                       "from_label": {"variable": "a", "states": {"true": "x"}, "otherwise": "y"}}]})",
-                  "g.json: /variables/1/from_label/states/true: 'a' has no state 'true'"},
-        Malformed{"ReadOffTheLabelWithoutOtherwise",
-                  R"({"variables": [{"name": "a", "states": ["t", "f"], "cpt": [0.5, 0.5]},
+                      "g.json: /variables/1/from_label/states/true: 'a' has no state 'true'"},
+        MalformedJson{
+            "ReadOffTheLabelWithoutOtherwise",
+            R"({"variables": [{"name": "a", "states": ["t", "f"], "cpt": [0.5, 0.5]},
                                      {"name": "b", "states": ["x", "y"], "parents": ["a"], "learn": false,
                                       "cpt": [[1, 0], [0, 1]], "from_label": {"variable": "a", "states": {"t": "x"}}}]})",
-                  "g.json: /variables/1/from_label: not every state of 'a' is mapped: expected 'otherwise'"},
-        Malformed{"LearnLikeAnUnknownState",
-                  R"({"variables": [{"name": "a", "states": ["ok", "slow"], "cpt": [0.5, 0.5],
+            "g.json: /variables/1/from_label: not every state of 'a' is mapped: expected 'otherwise'"},
+        MalformedJson{
+            "LearnLikeAnUnknownState",
+            R"({"variables": [{"name": "a", "states": ["ok", "slow"], "cpt": [0.5, 0.5],
                                      "learn_like": {"slow": "healthy"}}]})",
-                  "g.json: /variables/0/learn_like/slow: 'healthy' is not a state of 'a' (states: ok, slow)"},
-        Malformed{"LearnLikeItself",
-                  R"({"variables": [{"name": "a", "states": ["ok", "slow"], "cpt": [0.5, 0.5],
+            "g.json: /variables/0/learn_like/slow: 'healthy' is not a state of 'a' (states: ok, slow)"},
+        MalformedJson{"LearnLikeItself",
+                      R"({"variables": [{"name": "a", "states": ["ok", "slow"], "cpt": [0.5, 0.5],
                                      "learn_like": {"slow": "slow"}}]})",
-                  "g.json: /variables/0/learn_like/slow: state 'slow' cannot take its own rows"},
-        Malformed{
+                      "g.json: /variables/0/learn_like/slow: state 'slow' cannot take its own rows"},
+        MalformedJson{
             "LearnLikeAChain",
             R"({"variables": [{"name": "a", "states": ["ok", "slow", "hot"], "cpt": [0.4, 0.3, 0.3],
                                      "learn_like": {"slow": "ok", "hot": "slow"}}]})",
             "g.json: /variables/0/learn_like/hot: 'slow' takes its rows from another state itself: name "
             "that one"},
-        Malformed{"UnseenRowSum",
-                  R"({"variables": [{"name": "a", "states": ["t", "f"], "cpt": [0.5, 0.5]},
+        MalformedJson{"UnseenRowSum",
+                      R"({"variables": [{"name": "a", "states": ["t", "f"], "cpt": [0.5, 0.5]},
                                      {"name": "b", "states": ["t", "f"], "parents": ["a"], "cpt": [[0.5, 0.5], [0.5, 0.5]],
                                       "unseen": [{"given": ["t"], "share": 0.3, "p": [0.5, 0.6]}]}]})",
-                  "g.json: /variables/1/unseen/0/p: sums to 1.1 (|sum - 1| > 0.0001)"},
-        Malformed{"DuplicateState",
-                  R"({"variables": [{"name": "a", "states": ["t", "t"], "cpt": [0.5, 0.5]}]})",
-                  "g.json: /variables/0/states/1: state 't' is listed twice"},
-        Malformed{
+                      "g.json: /variables/1/unseen/0/p: sums to 1.1 (|sum - 1| > 0.0001)"},
+        MalformedJson{"DuplicateState",
+                      R"({"variables": [{"name": "a", "states": ["t", "t"], "cpt": [0.5, 0.5]}]})",
+                      "g.json: /variables/0/states/1: state 't' is listed twice"},
+        MalformedJson{
             "Cycle",
             R"({"variables": [{"name": "a", "states": ["t", "f"], "parents": ["b"], "cpt": [[0.5, 0.5], [0.5, 0.5]]},
                                      {"name": "b", "states": ["t", "f"], "parents": ["a"], "cpt": [[0.5, 0.5], [0.5, 0.5]]}]})",
             "g.json: the graph has a directed cycle through a, b"},
-        Malformed{"ThresholdOrder",
-                  R"({"variables": [{"name": "a", "states": ["lo", "mid", "hi"], "cpt": [0.2, 0.3, 0.5],
+        MalformedJson{
+            "ThresholdOrder",
+            R"({"variables": [{"name": "a", "states": ["lo", "mid", "hi"], "cpt": [0.2, 0.3, 0.5],
                                       "discretization": {"feature": "f", "thresholds": [2, 1]}}]})",
-                  "g.json: /variables/0/discretization/thresholds/1: thresholds must be strictly ascending "
-                  "(1 after 2)"},
-        Malformed{"BinCount",
-                  R"({"variables": [{"name": "a", "states": ["lo", "mid", "hi"], "cpt": [0.2, 0.3, 0.5],
+            "g.json: /variables/0/discretization/thresholds/1: thresholds must be strictly ascending "
+            "(1 after 2)"},
+        MalformedJson{
+            "BinCount",
+            R"({"variables": [{"name": "a", "states": ["lo", "mid", "hi"], "cpt": [0.2, 0.3, 0.5],
                                       "discretization": {"feature": "f", "thresholds": [1]}}]})",
-                  "g.json: /variables/0/discretization: 1 thresholds make 2 bins but 'a' has 3 states; list "
-                  "the state of "
-                  "each bin in 'states'"},
-        Malformed{"WrongFormat", R"({"format": "other/2", "variables": []})",
-                  "g.json: /format: expected \"cann-debug.bayes-graph/1\", got \"other/2\""},
-        Malformed{
+            "g.json: /variables/0/discretization: 1 thresholds make 2 bins but 'a' has 3 states; list "
+            "the state of "
+            "each bin in 'states'"},
+        MalformedJson{"WrongFormat", R"({"format": "other/2", "variables": []})",
+                      "g.json: /format: expected \"cann-debug.bayes-graph/1\", got \"other/2\""},
+        MalformedJson{
             "DefaultState",
             R"({"variables": [{"name": "a", "states": ["t", "f"], "default_state": "ok", "cpt": [0.5, 0.5]}]})",
             "g.json: /variables/0/default_state: 'ok' is not a state of 'a' (states: t, f)"}),
-    [](const ::testing::TestParamInfo<Malformed>& info) { return std::string(info.param.name); });
+    [](const ::testing::TestParamInfo<MalformedJson>& info) { return std::string(info.param.name); });
 
 }  // namespace
 }  // namespace cann_debug::bayes

@@ -17,7 +17,7 @@ namespace {
 
 using test::root_posterior;
 
-const std::string kGraph = test::shipped_graph("training");
+const std::string kTrainingGraph = test::shipped_graph("training");
 
 // Observed states by variable name.
 using States = std::map<std::string, std::string>;
@@ -43,7 +43,7 @@ States blown_run(const std::string& configured_batch) {
 }
 
 TEST(training_graph, BlowUpConsequencesAreReadGivenTheBlowUp) {
-  const Network net = load_graph(kGraph);
+  const Network net = load_graph(kTrainingGraph);
   const int blowup = net.find("loss_blowup");
   for (const char* child : {"loss_peak", "grad_spikes", "dead_layers", "loss_nonfinite", "loss_spikes"}) {
     const auto& parents = net.variables[static_cast<std::size_t>(net.find(child))].parents;
@@ -52,7 +52,7 @@ TEST(training_graph, BlowUpConsequencesAreReadGivenTheBlowUp) {
 }
 
 TEST(training_graph, ABatchOfOneKeepsBatchTooSmallBesideTheLearningRate) {
-  const Network net = load_graph(kGraph);
+  const Network net = load_graph(kTrainingGraph);
   // Counted five times over, the blow-up drowned the batch size (batch_too_small 0.002 of the posterior).
   EXPECT_GT(root_posterior(net, blown_run("tiny"), "batch_too_small"), 0.1);
   EXPECT_GT(root_posterior(net, blown_run("tiny"), "lr_too_high") +
@@ -64,7 +64,7 @@ TEST(training_graph, ABatchOfOneKeepsBatchTooSmallBesideTheLearningRate) {
 }
 
 TEST(training_graph, TheRateAgainstTheOptimizersCustomaryOneTipsARateFromABatch) {
-  const Network net = load_graph(kGraph);
+  const Network net = load_graph(kTrainingGraph);
   auto with_rate = [](States run, const std::string& rate) {
     run["configured_lr"] = rate;
     return run;
@@ -86,7 +86,7 @@ TEST(training_graph, TheRateAgainstTheOptimizersCustomaryOneTipsARateFromABatch)
 }
 
 TEST(training_graph, AnEffectOfThePositionInTheEpochTipsACleanRunToAStoredOrder) {
-  const Network net = load_graph(kGraph);
+  const Network net = load_graph(kTrainingGraph);
   // A run that learnt without a symptom but a faint correlation one epoch apart (a stored order behind a
   // shuffle buffer): healthy leads until each position of the epoch is seen to have its own kind of batch.
   States run = quiet_run("decreasing", {{"epoch_periodicity", "weak"}, {"epoch_repeat", "none"}});
@@ -112,7 +112,7 @@ TEST(training_graph, AnEffectOfThePositionInTheEpochTipsACleanRunToAStoredOrder)
 }
 
 TEST(training_graph, AJumpAtTheEpochStartShowsAStoredOrderThatRepeatsOnlyInKind) {
-  const Network net = load_graph(kGraph);
+  const Network net = load_graph(kTrainingGraph);
   const auto& parents = net.variables[static_cast<std::size_t>(net.find("epoch_periodicity"))].parents;
   EXPECT_NE(std::find(parents.begin(), parents.end(), net.find("epoch_start_jump")), parents.end());
   // A long-epoch run under three epochs that stalled: no periodicity one epoch apart (the batches differ,
@@ -136,7 +136,7 @@ TEST(training_graph, AJumpAtTheEpochStartShowsAStoredOrderThatRepeatsOnlyInKind)
 }
 
 TEST(training_graph, AStoredOrderThatNeverRepeatsIsWeighedOnceForAllItsEpochSymptoms) {
-  const Network net = load_graph(kGraph);
+  const Network net = load_graph(kTrainingGraph);
   const int kind = net.find("order_kind");
   ASSERT_GE(kind, 0);
   for (const char* child : {"epoch_start_jump", "epoch_periodicity", "epoch_repeat", "epoch_position"}) {
@@ -170,7 +170,7 @@ TEST(training_graph, AStoredOrderThatNeverRepeatsIsWeighedOnceForAllItsEpochSymp
 // it, weakly. The lag periodicity is read given the position effect, so its absence there weighs little, and
 // a weak position effect, which no fresh order of the corpus reaches, counts for the stored order.
 TEST(training_graph, AWeakPositionEffectIsAnOrderThatComesBackInKind) {
-  const Network net = load_graph(kGraph);
+  const Network net = load_graph(kTrainingGraph);
   const int position = net.find("epoch_position");
   ASSERT_GE(position, 0);
   const auto& parents = net.variables[static_cast<std::size_t>(net.find("epoch_periodicity"))].parents;
@@ -202,7 +202,7 @@ TEST(training_graph, AWeakPositionEffectIsAnOrderThatComesBackInKind) {
 // a shard order whose epochs show nothing; mixed batches keep a clean run healthy. Under a regression loss
 // the reading says nothing.
 TEST(training_graph, BatchesOfAFewClassesShowAnOrderThatNeverRepeats) {
-  const Network net = load_graph(kGraph);
+  const Network net = load_graph(kTrainingGraph);
   States shards = quiet_run("decreasing", {{"objective", "classification"}});
   for (const char* symptom : {"epoch_periodicity", "epoch_repeat", "epoch_position"})
     shards[symptom] = "none";
@@ -228,7 +228,7 @@ TEST(training_graph, BatchesOfAFewClassesShowAnOrderThatNeverRepeats) {
 // batches of a few classes, neighbours alike, or neighbouring positions of the epoch alike (a smooth profile)
 // make the same repetition a stored order.
 TEST(training_graph, ARepeatOfMixedIndependentBatchesIsAReusedPermutation) {
-  const Network net = load_graph(kGraph);
+  const Network net = load_graph(kTrainingGraph);
   const States reused = quiet_run("decreasing", {{"epoch_periodicity", "periodic"},
                                                  {"epoch_repeat", "sharp"},
                                                  {"epoch_position", "strong"},
@@ -260,7 +260,7 @@ TEST(training_graph, ARepeatOfMixedIndependentBatchesIsAReusedPermutation) {
 }
 
 TEST(training_graph, ARepeatedBatchIsAStoredOrder) {
-  const Network net = load_graph(kGraph);
+  const Network net = load_graph(kTrainingGraph);
   // One step per epoch over a dataset larger than the batch: a smooth loss, no periodicity to see.
   States run = quiet_run("decreasing");
   const double before = root_posterior(net, run, "unshuffled_data");
@@ -271,7 +271,7 @@ TEST(training_graph, ARepeatedBatchIsAStoredOrder) {
 }
 
 TEST(training_graph, TwoLooksAtOneLagAreReadTogether) {
-  const Network net = load_graph(kGraph);
+  const Network net = load_graph(kTrainingGraph);
   auto parents_of = [&](const char* child) {
     return net.variables[static_cast<std::size_t>(net.find(child))].parents;
   };
@@ -304,7 +304,7 @@ TEST(training_graph, TwoLooksAtOneLagAreReadTogether) {
 // A squared error's batch noise is about sqrt(2/B) of the level the loss reached, a cross-entropy's a small
 // share of its first loss: the graph reads each run's noise against the scale its objective gives it.
 TEST(training_graph, ARegressionLossReadsItsBatchNoiseAgainstItsLevel) {
-  const Network net = load_graph(kGraph);
+  const Network net = load_graph(kTrainingGraph);
   // A batch of 16: a quarter of the first loss, a quarter of the level.
   auto noisy = [](const std::string& objective, const std::string& over_level) {
     States run = quiet_run("slow", {{"objective", objective}, {"loss_level_noise", over_level}});

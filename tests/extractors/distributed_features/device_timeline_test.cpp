@@ -13,7 +13,7 @@ using test::device_row;
 using test::launch;
 using test::span;
 
-constexpr std::int64_t kMs = 1000000;
+constexpr std::int64_t kMsNs = 1000000;
 constexpr const char* kAllReduce = "ncclKernel_AllReduce_RING_LL_Sum_float(ncclDevComm*, ncclWorkElem*)";
 
 TEST(DeviceTimeline, NcclTimeExposedPartComputeBusyAndKernelCount) {
@@ -26,12 +26,12 @@ TEST(DeviceTimeline, NcclTimeExposedPartComputeBusyAndKernelCount) {
                          device_row("gpu_memcpy", "Memcpy DtoH (Device -> Pinned)", 80000, 5000, 8)})
     EXPECT_TRUE(d.add(e));
   ASSERT_TRUE(d.has_kernels());
-  const auto steps = d.per_step({{0, 100 * kMs}});
+  const auto steps = d.per_step({{0, 100 * kMsNs}});
   ASSERT_EQ(steps.size(), 1u);
-  EXPECT_EQ(steps[0].collective_ns, 40 * kMs);
-  EXPECT_EQ(steps[0].exposed_collective_ns, 30 * kMs);
-  EXPECT_EQ(steps[0].compute_ns, 30 * kMs);
-  EXPECT_EQ(steps[0].busy_ns, 30 * kMs + 20 * kMs + 10 * kMs + 5 * kMs);
+  EXPECT_EQ(steps[0].collective_ns, 40 * kMsNs);
+  EXPECT_EQ(steps[0].exposed_collective_ns, 30 * kMsNs);
+  EXPECT_EQ(steps[0].compute_ns, 30 * kMsNs);
+  EXPECT_EQ(steps[0].busy_ns, 30 * kMsNs + 20 * kMsNs + 10 * kMsNs + 5 * kMsNs);
   EXPECT_EQ(steps[0].collective_kernels, 2);
 }
 
@@ -43,12 +43,12 @@ TEST(DeviceTimeline, KernelsBelongToTheStepOfTheirLaunch) {
   d.add(device_row("kernel", kAllReduce, 12000, 3000, 20, 41));
   d.add(device_row("kernel", "volta_sgemm_128x64_nn", 16000, 2000, 7, 42));
   d.add(device_row("kernel", "volta_sgemm_128x64_nn", 30000, 2000, 7));  // after every step: left out
-  const auto steps = d.per_step({{10 * kMs, 20 * kMs}, {0, 10 * kMs}});
+  const auto steps = d.per_step({{10 * kMsNs, 20 * kMsNs}, {0, 10 * kMsNs}});
   ASSERT_EQ(steps.size(), 2u);
   EXPECT_EQ(steps[1].collective_kernels, 1);  // the windows keep their given order
-  EXPECT_EQ(steps[1].collective_ns, 3 * kMs);
+  EXPECT_EQ(steps[1].collective_ns, 3 * kMsNs);
   EXPECT_EQ(steps[0].collective_kernels, 0);
-  EXPECT_EQ(steps[0].compute_ns, 2 * kMs);
+  EXPECT_EQ(steps[0].compute_ns, 2 * kMsNs);
 }
 
 TEST(DeviceTimeline, CpuEventsAndLaunchesWithoutCorrelationAreNotKept) {
@@ -78,13 +78,13 @@ TEST(RankTraceOnGpu, CollectiveFiguresComeFromTheDeviceNotFromCpuLaunches) {
   const StepBreakdown& s = steps[0];
   EXPECT_TRUE(s.device_timeline);
   EXPECT_EQ(s.step, 4);
-  EXPECT_EQ(s.collective_ns, 30 * kMs);
-  EXPECT_EQ(s.exposed_collective_ns, 20 * kMs);
+  EXPECT_EQ(s.collective_ns, 30 * kMsNs);
+  EXPECT_EQ(s.exposed_collective_ns, 20 * kMsNs);
   EXPECT_EQ(s.collective_calls, 1);
   EXPECT_EQ(s.kernel_compute_ns, 28500000);
   EXPECT_EQ(s.compute_ns(), 28500000);
-  EXPECT_EQ(s.outside_model_ns, 100 * kMs - 48500000);  // GPU idle: step minus busy 1.5..50 ms
-  EXPECT_EQ(s.forward_ns, 2 * kMs);                     // CPU ranges are still measured
+  EXPECT_EQ(s.outside_model_ns, 100 * kMsNs - 48500000);  // GPU idle: step minus busy 1.5..50 ms
+  EXPECT_EQ(s.forward_ns, 2 * kMsNs);                     // CPU ranges are still measured
 }
 
 TEST(RankTraceOnGpu, TracesWithoutKernelsKeepTheCpuBreakdown) {
@@ -96,8 +96,8 @@ TEST(RankTraceOnGpu, TracesWithoutKernelsKeepTheCpuBreakdown) {
   const auto steps = trace.steps();
   ASSERT_EQ(steps.size(), 1u);
   EXPECT_FALSE(steps[0].device_timeline);
-  EXPECT_EQ(steps[0].collective_ns, 4 * kMs);
-  EXPECT_EQ(steps[0].exposed_collective_ns, 4 * kMs);
+  EXPECT_EQ(steps[0].collective_ns, 4 * kMsNs);
+  EXPECT_EQ(steps[0].exposed_collective_ns, 4 * kMsNs);
 }
 
 }  // namespace

@@ -18,7 +18,7 @@ using distributed::test::launch;
 using distributed::test::span;
 using nlohmann::json;
 
-constexpr std::size_t kEvents = 1;
+constexpr std::size_t kGpuEvents = 1;
 constexpr const char* kAllReduce = "ncclKernel_AllReduce_RING_LL_Sum_float(ncclDevComm*, ncclWorkElem*)";
 
 // One 100 ms step of a DDP rank on a GPU (times in ms from the step start): host data loading for
@@ -48,7 +48,7 @@ std::vector<Event> gpu_step(std::int64_t step, std::int64_t rank, std::int64_t l
   return e;
 }
 
-// One rank's three steps. By default the straggler run: rank 1 loads data for 40 ms; rank 0's allreduce
+// One rank's three steps. By default the straggler run_gpu: rank 1 loads data for 40 ms; rank 0's allreduce
 // kernel starts at 21 ms and waits for it until 71 ms.
 Envelope gpu_rank(std::int64_t rank, std::string reader = "", std::int64_t loading = -1,
                   std::int64_t nccl_start = -1) {
@@ -83,14 +83,14 @@ struct GpuRun {
   }
 };
 
-GpuRun run(const std::vector<std::pair<std::size_t, Envelope>>& inputs) {
+GpuRun run_gpu(const std::vector<std::pair<std::size_t, Envelope>>& inputs) {
   testing::Harness h(distributed_features_factory(), json::object());
   h.run_processor(inputs);
   return {h.outputs_of<FeatureSet>(0)};
 }
 
 TEST(DistributedFeaturesOnGpu, CommunicationFiguresComeFromNcclKernels) {
-  const GpuRun out = run({{kEvents, gpu_rank(0)}, {kEvents, gpu_rank(1)}});
+  const GpuRun out = run_gpu({{kGpuEvents, gpu_rank(0)}, {kGpuEvents, gpu_rank(1)}});
   ASSERT_EQ(out.sets.size(), 3u);
   EXPECT_EQ(out.value("rank.device_timeline_count"), 2.0);
   // NCCL kernel time per step: rank 0 21..76 = 55 ms, rank 1 61..76 = 15 ms.
@@ -109,7 +109,7 @@ TEST(DistributedFeaturesOnGpu, CommunicationFiguresComeFromNcclKernels) {
 }
 
 TEST(DistributedFeaturesOnGpu, IdleGpuAndShortNcclKernelsNameTheStraggler) {
-  const GpuRun out = run({{kEvents, gpu_rank(0)}, {kEvents, gpu_rank(1)}});
+  const GpuRun out = run_gpu({{kGpuEvents, gpu_rank(0)}, {kGpuEvents, gpu_rank(1)}});
   // GPU idle per step: rank 0 100 - 79 (1..80 busy) = 21 ms, rank 1 100 - 39 (41..80) = 61 ms.
   EXPECT_NEAR(out.rank_value(0, "rank.outside_model_time"), 21.0, 1e-9);
   EXPECT_NEAR(out.rank_value(1, "rank.outside_model_time"), 61.0, 1e-9);
@@ -121,8 +121,8 @@ TEST(DistributedFeaturesOnGpu, IdleGpuAndShortNcclKernelsNameTheStraggler) {
 }
 
 TEST(DistributedFeaturesOnGpu, AllreduceAfterTheLastComputeKernelIsExposed) {
-  // No straggler: both ranks run compute 1..31 ms and only then the allreduce, 31..76 ms.
-  const GpuRun out = run({{kEvents, gpu_rank(0, "", 0, 31)}, {kEvents, gpu_rank(1, "", 0, 31)}});
+  // No straggler: both ranks run_gpu compute 1..31 ms and only then the allreduce, 31..76 ms.
+  const GpuRun out = run_gpu({{kGpuEvents, gpu_rank(0, "", 0, 31)}, {kGpuEvents, gpu_rank(1, "", 0, 31)}});
   EXPECT_NEAR(out.value("comm.exposed_ratio"), 1.0, 1e-9);
   EXPECT_NEAR(out.value("comm.exposed_ratio_with_waits"), 1.0, 1e-9);
   EXPECT_NEAR(out.value("rank.collective_wait_skew"), 0.0, 1e-9);
@@ -130,18 +130,18 @@ TEST(DistributedFeaturesOnGpu, AllreduceAfterTheLastComputeKernelIsExposed) {
 }
 
 TEST(DistributedFeaturesOnGpu, OneGpuRankHasNoWaitToTakeOut) {
-  const GpuRun out = run({{kEvents, gpu_rank(0)}});
+  const GpuRun out = run_gpu({{kGpuEvents, gpu_rank(0)}});
   EXPECT_NEAR(out.value("comm.exposed_ratio"), 45.0 / 55.0, 1e-9);
   EXPECT_FALSE(out.get("rank.collective_wait_skew").has_value());
 }
 
 TEST(DistributedFeaturesOnGpu, AFileDeliveredByTwoReadersCountsOnce) {
-  const GpuRun once =
-      run({{kEvents, gpu_rank(0, "chrome_trace/ranks")}, {kEvents, gpu_rank(1, "chrome_trace/ranks")}});
-  const GpuRun twice = run({{kEvents, gpu_rank(0, "chrome_trace/ranks")},
-                            {kEvents, gpu_rank(0, "chrome_trace/kineto")},
-                            {kEvents, gpu_rank(1, "chrome_trace/kineto")},
-                            {kEvents, gpu_rank(1, "chrome_trace/ranks")}});
+  const GpuRun once = run_gpu(
+      {{kGpuEvents, gpu_rank(0, "chrome_trace/ranks")}, {kGpuEvents, gpu_rank(1, "chrome_trace/ranks")}});
+  const GpuRun twice = run_gpu({{kGpuEvents, gpu_rank(0, "chrome_trace/ranks")},
+                                {kGpuEvents, gpu_rank(0, "chrome_trace/kineto")},
+                                {kGpuEvents, gpu_rank(1, "chrome_trace/kineto")},
+                                {kGpuEvents, gpu_rank(1, "chrome_trace/ranks")}});
   for (const char* name : {"comm.exposed_ratio", "comm.collectives_per_step", "rank.collective_wait_skew",
                            "rank.outside_model_skew", "step.time"})
     EXPECT_DOUBLE_EQ(twice.value(name), once.value(name)) << name;

@@ -17,7 +17,7 @@ using training_detail::LossObjective;
 using training_detail::objective_of_loss_name;
 using training_detail::objective_of_operator;
 
-constexpr std::size_t kEventsPort = 2;
+constexpr std::size_t kObjectiveEventsPort = 2;
 constexpr auto kClassification = LossObjective::classification;
 constexpr auto kRegression = LossObjective::regression;
 
@@ -90,7 +90,7 @@ TEST(LossObjective, TheConfigsLossOrTaskIsWrittenWithItsSource) {
 TEST(LossObjective, TheLossOperatorTheTraceSawRunWinsOverTheConfig) {
   const FeatureSet set = run_extractor(
       {{kRecordsPort, records_of(falling_loss())},
-       {kEventsPort,
+       {kObjectiveEventsPort,
         loss_operators({{"aten::linear", 3}, {"aten::mse_loss_backward", 4}, {"aten::mse_loss", 3}})},
        {kConfigPort, config_of({{"loss", "cross_entropy"}})}});
   EXPECT_EQ(value_of(set, "loss.objective_regression"), 1.0);
@@ -106,7 +106,7 @@ TEST(LossObjective, AbsentWhenNothingNamesTheLoss) {
       find(run_extractor({{kRecordsPort, records_of(falling_loss())}}), "loss.objective_regression"));
   EXPECT_FALSE(
       find(run_extractor({{kRecordsPort, records_of(falling_loss())},
-                          {kEventsPort, loss_operators({{"aten::linear", 1}})},
+                          {kObjectiveEventsPort, loss_operators({{"aten::linear", 1}})},
                           {kConfigPort, config_of({{"loss", "contrastive"}, {"task", "retrieval"}})}}),
            "loss.objective_regression"));
 }

@@ -16,7 +16,7 @@ using namespace training_test;
 using training_detail::customary_learning_rate;
 using training_detail::optimizer_of_step_event;
 
-constexpr std::size_t kEventsPort = 2;
+constexpr std::size_t kRateEventsPort = 2;
 
 TEST(OptimizerRate, CustomaryRatesFollowTheOptimizerFamily) {
   EXPECT_EQ(customary_learning_rate("Adam"), 1e-3);
@@ -92,7 +92,7 @@ TEST(OptimizerRate, ThePeakRateIsReadAgainstTheConfigsOptimizer) {
 
 TEST(OptimizerRate, TheOptimizerTheTraceSawRunWinsOverTheConfig) {
   const FeatureSet set = run_extractor({{kRecordsPort, records_of(rows_with_rate(0.5))},
-                                        {kEventsPort, optimizer_step("SGD", 6)},
+                                        {kRateEventsPort, optimizer_step("SGD", 6)},
                                         {kConfigPort, config_of({{"optimizer", {{"name", "adam"}}}})}});
   EXPECT_DOUBLE_EQ(value_of(set, "lr.peak_over_customary"), 5.0);
   const auto refs = evidence_of(set, "lr.peak_over_customary");
@@ -106,7 +106,7 @@ TEST(OptimizerRate, TheConfigsRateStandsInForALogWithoutOne) {
   std::vector<json> rows;
   for (int i = 0; i < 20; ++i) rows.push_back({{"step", i}, {"loss", 1.0 / (1.0 + i)}});
   const FeatureSet set = run_extractor({{kRecordsPort, records_of(rows)},
-                                        {kEventsPort, optimizer_step("RMSprop", 3)},
+                                        {kRateEventsPort, optimizer_step("RMSprop", 3)},
                                         {kConfigPort, config_of({{"lr", 0.3}})}});
   EXPECT_DOUBLE_EQ(value_of(set, "lr.peak_over_customary"), 30.0);
   EXPECT_EQ(evidence_of(set, "lr.peak_over_customary").at(0).kind, "config");
@@ -146,7 +146,7 @@ TEST(OptimizerRate, AbsentWithoutAKnownOptimizerOrARate) {
   std::vector<json> rows;
   for (int i = 0; i < 20; ++i) rows.push_back({{"step", i}, {"loss", 1.0 / (1.0 + i)}});
   EXPECT_FALSE(
-      find(run_extractor({{kRecordsPort, records_of(rows)}, {kEventsPort, optimizer_step("Adam", 1)}}),
+      find(run_extractor({{kRecordsPort, records_of(rows)}, {kRateEventsPort, optimizer_step("Adam", 1)}}),
            "lr.peak_over_customary"));
 }
 

@@ -39,7 +39,7 @@ TEST(RepeatedBatch, ALossWithoutBatchNoiseFollowsItsTrendExactly) {
   EXPECT_FALSE(on_trend_fraction(falling(300, 0.0, 1), 0));
 }
 
-std::vector<json> rows_of(const std::vector<double>& loss) {
+std::vector<json> repeated_rows_of(const std::vector<double>& loss) {
   std::vector<json> rows;
   for (std::size_t i = 0; i < loss.size(); ++i)
     rows.push_back({{"step", i}, {"time", 1000.0 + static_cast<double>(i)}, {"epoch", i}, {"loss", loss[i]}});
@@ -47,7 +47,7 @@ std::vector<json> rows_of(const std::vector<double>& loss) {
 }
 
 TEST(RepeatedBatch, OnlyADatasetLargerThanTheBatchMakesItARepeatedBatch) {
-  const auto rows = records_of(rows_of(falling(200, 0.0, 2)));
+  const auto rows = records_of(repeated_rows_of(falling(200, 0.0, 2)));
   // 178 samples, batches of 96: one step per epoch, the same 96 every time.
   const FeatureSet repeated =
       run_extractor({{kRecordsPort, rows},

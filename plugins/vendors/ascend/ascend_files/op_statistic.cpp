@@ -5,7 +5,7 @@
 namespace cann_debug::plugins::ascend {
 namespace {
 
-void finish(RowContext& row) {
+void finish_op_statistic_row(RowContext& row) {
   if (auto device = row.integer("device_id", "an integer device id");
       device && *device >= 0 && *device <= INT32_MAX)
     row.record.key.device = static_cast<std::int32_t>(*device);
@@ -26,7 +26,7 @@ CsvSchema op_statistic_schema() {
   s.string_columns = {"model_name", "op_type", "core_type"};
   s.id_columns = {"device_id", "model_id"};
   s.numeric_columns = {"count"};
-  s.finish = finish;
+  s.finish = finish_op_statistic_row;
   return s;
 }
 

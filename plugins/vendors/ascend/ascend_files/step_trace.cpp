@@ -21,7 +21,7 @@ constexpr std::pair<std::string_view, std::string_view> kTimeColumns[] = {
     {"preparing", "step.preparing_time"},
 };
 
-void finish(RowContext& row) {
+void finish_step_trace_row(RowContext& row) {
   auto& key = row.record.key;
   if (auto step = row.integer("step", "an integer step")) {
     if (*step < 0) row.fail(fmt::format("expected a step >= 0 in '{}'", row.original("step")));
@@ -78,7 +78,7 @@ CsvSchema step_trace_schema() {
                        "free",       "stage",
                        "bubble",     "communication_not_overlapped_and_exclude_receive",
                        "preparing"};
-  s.finish = finish;
+  s.finish = finish_step_trace_row;
   return s;
 }
 
