@@ -26,7 +26,8 @@ done
 command -v clang++ > /dev/null || { echo "fuzz.sh: clang++ not found (apt-get install clang)" >&2; exit 2; }
 
 cmake -S . -B "$build" -G Ninja -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-  "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -g1" -DCANN_DEBUG_FUZZ=ON -DCANN_DEBUG_BUILD_BENCH=OFF > /dev/null
+  "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -g1" -DCANN_DEBUG_FUZZ=ON -DCANN_DEBUG_BUILD_BENCH=OFF \
+  -DCMAKE_UNITY_BUILD=ON > /dev/null  # unity batches: scripts/test.sh
 start=$(date +%s)
 cmake --build "$build" --target fuzz_targets -j"$(nproc)"
 echo "build of the fuzz targets: $(( $(date +%s) - start )) s"
