@@ -2,17 +2,10 @@
 
 #include <algorithm>
 
+#include "json_number.hpp"
 #include "rank_statistics.hpp"
 
 namespace cann_debug::plugins::distributed {
-namespace {
-
-double number(const nlohmann::json& object, const char* key) {
-  const auto it = object.find(key);
-  return it != object.end() && it->is_number() ? it->get<double>() : 0.0;
-}
-
-}  // namespace
 
 void AscendCommunication::add(const Record& record, const std::string& source) {
   const auto verdict = preference_.see(source);
@@ -37,17 +30,18 @@ void AscendCommunication::add(const Record& record, const std::string& source) {
     last_step_ = std::max(last_step_, record.key.step_id);
   }
   Rank& r = ranks_[rank];
-  r.wait_ns += number(f, "wait_time_ns");
-  r.elapse_ns += number(f, "elapse_time_ns");
+  r.wait_ns += number_or_zero(f, "wait_time_ns");
+  r.elapse_ns += number_or_zero(f, "elapse_time_ns");
   if (const auto it = f.find("bandwidth"); it != f.end() && it->is_object())
     for (const auto& [name, t] : it->items()) {
       if (!t.is_object()) continue;
-      const double bytes = number(t, "transit_size_bytes"), time_ns = number(t, "transit_time_ns");
+      const double bytes = number_or_zero(t, "transit_size_bytes"),
+                   time_ns = number_or_zero(t, "transit_time_ns");
       if (bytes <= 0 || time_ns <= 0) continue;  // a transport with nothing on it is "not used"
       Transport& agg = r.transports[name];
       agg.bytes += bytes;
       agg.time_ns += time_ns;
-      agg.large_packet_bytes += bytes * std::clamp(number(t, "large_packet_ratio"), 0.0, 1.0);
+      agg.large_packet_bytes += bytes * std::clamp(number_or_zero(t, "large_packet_ratio"), 0.0, 1.0);
     }
 }
 

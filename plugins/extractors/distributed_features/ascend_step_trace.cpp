@@ -5,15 +5,11 @@
 
 #include <fmt/format.h>
 
+#include "json_number.hpp"
 #include "rank_statistics.hpp"
 
 namespace cann_debug::plugins::distributed {
 namespace {
-
-double step_trace_number(const nlohmann::json& object, const char* key) {
-  const auto it = object.find(key);
-  return it != object.end() && it->is_number() ? it->get<double>() : 0.0;
-}
 
 bool has_number(const nlohmann::json& object, const char* key) {
   const auto it = object.find(key);
@@ -103,18 +99,18 @@ void AscendStepTrace::add(const Record& record, const std::string& source) {
   }
   if (source_.empty()) source_ = source;
   Rank& r = ranks_[rank];
-  const double comm = step_trace_number(f, "communication_not_overlapped");
-  const double bubble = step_trace_number(f, "bubble");
-  r.computing_us += step_trace_number(f, "computing");
+  const double comm = number_or_zero(f, "communication_not_overlapped");
+  const double bubble = number_or_zero(f, "bubble");
+  r.computing_us += number_or_zero(f, "computing");
   r.communication_us += comm;
   // Without the Exclude Receive column, receives are the bubble: take them out by hand.
   r.exclude_receive_us += has_number(f, "communication_not_overlapped_and_exclude_receive")
-                              ? step_trace_number(f, "communication_not_overlapped_and_exclude_receive")
+                              ? number_or_zero(f, "communication_not_overlapped_and_exclude_receive")
                               : std::max(0.0, comm - bubble);
-  r.free_us += step_trace_number(f, "free");
+  r.free_us += number_or_zero(f, "free");
   r.bubble_us += bubble;
   r.has_bubble = r.has_bubble || has_number(f, "bubble");
-  if (has_number(f, "pp_index")) r.stage = static_cast<std::int64_t>(step_trace_number(f, "pp_index"));
+  if (has_number(f, "pp_index")) r.stage = static_cast<std::int64_t>(number_or_zero(f, "pp_index"));
   ++r.rows;
 }
 

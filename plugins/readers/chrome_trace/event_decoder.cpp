@@ -14,12 +14,6 @@ namespace {
 
 using simdjson::ondemand::json_type;
 
-std::string_view trim_spaces(std::string_view s) {
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\n' || s.back() == '\r' || s.back() == '\t'))
-    s.remove_suffix(1);
-  return s;
-}
-
 const char* type_name(json_type t) {
   switch (t) {
     case json_type::array:
@@ -53,7 +47,7 @@ std::string excerpt(std::string_view s, std::size_t max = 40) {
 }
 
 std::string raw_text(simdjson::ondemand::value& v) {
-  return excerpt(trim_spaces(v.raw_json_token()));
+  return excerpt(trim_token_end(v.raw_json_token()));
 }
 
 std::string simdjson_problem(simdjson::error_code err) {
@@ -101,7 +95,7 @@ void check(std::uint64_t offset, simdjson::error_code err) {
 // parsed, so no precision is lost to a double.
 std::int64_t read_time(std::uint64_t offset, simdjson::ondemand::value& v, std::string_view member,
                        bool* was_string) {
-  std::string_view text = trim_spaces(v.raw_json_token());
+  std::string_view text = trim_token_end(v.raw_json_token());
   const char first = text.empty() ? '\0' : text.front();
   if (first == '"') {
     if (v.get_string().get(text) != simdjson::SUCCESS)
@@ -126,7 +120,7 @@ std::int64_t read_time(std::uint64_t offset, simdjson::ondemand::value& v, std::
 // caller to map).
 void read_id(std::uint64_t offset, simdjson::ondemand::value& v, std::string_view member, std::int64_t& id,
              std::string& text) {
-  const std::string_view raw = trim_spaces(v.raw_json_token());
+  const std::string_view raw = trim_token_end(v.raw_json_token());
   const char first = raw.empty() ? '\0' : raw.front();
   if (first == '-' || (first >= '0' && first <= '9')) {
     const auto [end, ec] = std::from_chars(raw.data(), raw.data() + raw.size(), id);

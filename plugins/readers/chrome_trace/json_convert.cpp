@@ -5,6 +5,13 @@
 #include <string_view>
 
 namespace cann_debug::plugins::chrome_trace {
+
+std::string_view trim_token_end(std::string_view s) {
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\n' || s.back() == '\r' || s.back() == '\t'))
+    s.remove_suffix(1);
+  return s;
+}
+
 namespace {
 
 using simdjson::error_code;
@@ -12,12 +19,6 @@ using simdjson::ondemand::json_type;
 
 error_code convert_object(simdjson::ondemand::value& value, nlohmann::json& out, std::string& why,
                           ArgsHooks* hooks);
-
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\n' || s.back() == '\r' || s.back() == '\t'))
-    s.remove_suffix(1);
-  return s;
-}
 
 error_code convert_number(simdjson::ondemand::value& value, nlohmann::json& out, std::string& why) {
   simdjson::ondemand::number number;
@@ -39,7 +40,7 @@ error_code convert_number(simdjson::ondemand::value& value, nlohmann::json& out,
   // Integers beyond 64 bits are kept as the nearest double (as nlohmann's own parser does); anything that
   // does not give a finite double is an error.
   {
-    const std::string_view raw = trim(value.raw_json_token());
+    const std::string_view raw = trim_token_end(value.raw_json_token());
     double d = 0;
     const auto [end, ec] = std::from_chars(raw.data(), raw.data() + raw.size(), d);
     if (ec == std::errc() && end == raw.data() + raw.size() && std::isfinite(d)) {

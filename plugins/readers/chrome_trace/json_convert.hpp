@@ -2,6 +2,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 
 #include <simdjson.h>
 #include <nlohmann/json.hpp>
@@ -23,5 +24,8 @@ struct ArgsHooks {
 };
 simdjson::error_code args_to_nlohmann(simdjson::ondemand::value value, nlohmann::json& out, std::string& why,
                                       ArgsHooks& hooks);
+
+/// `s` without the blanks (space, tab, CR, LF) that end a raw JSON token before its delimiter.
+std::string_view trim_token_end(std::string_view s);
 
 }  // namespace cann_debug::plugins::chrome_trace
