@@ -59,6 +59,8 @@ constexpr double kRepeatAutocorr = 0.45;
 /// An effect of the position in the epoch no fresh shuffle gives: from where the graph reads
 /// epoch_position=strong.
 constexpr double kPositionZ = 8.0;
+/// A loss excursion beyond the run's noise: from where the graph reads loss_excursion=raised.
+constexpr double kExcursionZ = 3.5;
 /// A step up of the loss where the epoch starts again: from where the graph reads epoch_start_jump=jump.
 constexpr double kStartJumpZ = 4.0;
 /// A steady cycle in the batches' class mix: from where the graph reads batch_mix_cycle=cycling.
@@ -129,6 +131,18 @@ json observations(const FeatureIndex& features, const std::vector<GraphVariable>
                     spikes, spikes == 1 ? "" : "s", 100.0 * value_of(features, "loss.spike_max_height", 0.0)),
         steps_of(count, "loss.spike"));
   }
+  // A transient the spike test's height did not count, but which rose far beyond the run's own noise.
+  const Feature* excursion = features.find("loss.excursion_zscore");
+  if (spikes == 0 && excursion &&
+      excursion->value >= state_threshold(graph, "loss_excursion", "raised", kExcursionZ))
+    add("loss_excursion",
+        fmt::format(
+            "the loss rose {:.0f}% above its level at iteration {:.0f} for two iterations or more, {:.1f} "
+            "sigmas of its step noise, and was back at iteration {:.0f}",
+            100.0 * value_of(features, "loss.excursion_height", 0.0),
+            value_of(features, "loss.excursion_start_step", 0.0), excursion->value,
+            value_of(features, "loss.excursion_end_step", 0.0)),
+        steps_of(excursion, "loss.excursion"));
   if (const double r = value_of(features, "log.restarts", 0.0); r > 0)
     add("restart", fmt::format("the job restarted from a checkpoint {:.0f} time{}", r, r == 1 ? "" : "s"),
         "");

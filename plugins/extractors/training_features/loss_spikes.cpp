@@ -20,14 +20,9 @@ namespace {
 constexpr double kRecurringStepShare = 0.25;
 // Fewest rows with a loss before spikes are looked for.
 constexpr std::size_t kMinRows = 10;
-// A spike rises at least 10% above the level before it...
-constexpr double kRise = 0.10;
-// ...and at least five step-to-step noise sigmas, so that the noise of small batches is not a spike.
+// A spike rises at least kSpikeRise above the level before it, and at least five step-to-step noise sigmas,
+// so that the noise of small batches is not a spike.
 constexpr double kNoiseSigmas = 5.0;
-// It has ended when the loss is back within 5% of the level before it, or within two noise sigmas of it
-// where a step's noise is larger than that (a small batch's loss after one hard batch).
-constexpr double kBackMargin = 0.05;
-constexpr double kBackSigmas = 2.0;
 // The local noise: the step-to-step differences of the last 50 normal losses, when there are at least 10.
 constexpr std::size_t kNoiseWindow = 50;
 constexpr std::size_t kMinNoiseDiffs = 10;
@@ -48,12 +43,11 @@ constexpr double kMaxCutShare = 0.25;
 constexpr double kLearntAfterWarmupSpike = 0.8;
 // A divergence is an unrecovered rise that starts after the first fifth of the rows.
 constexpr double kLateShare = 0.2;
-// Spikes and divergences count from a level of at least a tenth of the first loss.
-constexpr double kMinLevelOfFirst = 0.1;
-// ... or, for a recovered spike, when its peak reaches the first loss: near zero a hard batch moves the
-// loss by several times its level, but not back up to the loss of the untrained network. Corrupt records
-// mid-run threw classifiers trained down to 0.01-0.05 nats up to 4-13 times their first loss for two to
-// four steps (training-instability probe), and were read as minor spikes by the level rule alone.
+// Spikes and divergences count from a level of at least kSpikeMinLevelOfFirst, or, for a recovered spike,
+// when its peak reaches the first loss: near zero a hard batch moves the loss by several times its level, but
+// not back up to the loss of the untrained network. Corrupt records mid-run threw classifiers trained down to
+// 0.01-0.05 nats up to 4-13 times their first loss for two to four steps (training-instability probe), and
+// were read as minor spikes by the level rule alone.
 constexpr double kPeakOfFirstFromNearZero = 1.0;
 // A non-finite loss in a divergence counts as a tenfold rise.
 constexpr double kNonFiniteHeight = 9.0;
@@ -61,20 +55,6 @@ constexpr double kNonFiniteHeight = 9.0;
 // to diverge late from: an unrecovered rise after it is the same instability (a rate the run cannot
 // take: thrown up at step 3, back to five times its first loss, non-finite from step 39 of 150).
 constexpr double kEarlyBlowupHeight = 9.0;
-
-/// The position of the first row from which the learning rate stays at its peak; 0 without a warm-up.
-std::size_t warmup_end(const std::vector<LogRow>& rows) {
-  std::optional<double> first, peak;
-  for (const LogRow& r : rows)
-    if (r.lr && std::isfinite(*r.lr) && *r.lr > 0.0) {
-      if (!first) first = r.lr;
-      peak = std::max(peak.value_or(0.0), *r.lr);
-    }
-  if (!first || *first >= kWarmupStartBelowPeak * *peak) return 0;
-  for (std::size_t i = 0; i < rows.size(); ++i)
-    if (rows[i].lr && *rows[i].lr >= 0.99 * *peak) return i;
-  return 0;
-}
 
 double final_level(const std::vector<LogRow>& rows) {
   std::vector<double> tail;
@@ -99,6 +79,24 @@ EvidenceRef spike_ref(const std::vector<LogRow>& rows, const LossSpike& s, const
 }
 
 }  // namespace
+
+std::size_t lr_warmup_end(const std::vector<LogRow>& rows) {
+  std::optional<double> first, peak;
+  for (const LogRow& r : rows)
+    if (r.lr && std::isfinite(*r.lr) && *r.lr > 0.0) {
+      if (!first) first = r.lr;
+      peak = std::max(peak.value_or(0.0), *r.lr);
+    }
+  if (!first || *first >= kWarmupStartBelowPeak * *peak) return 0;
+  for (std::size_t i = 0; i < rows.size(); ++i)
+    if (rows[i].lr && *rows[i].lr >= 0.99 * *peak) return i;
+  return 0;
+}
+
+std::size_t warmup_rows(const std::vector<LogRow>& rows) {
+  return std::max(lr_warmup_end(rows),
+                  static_cast<std::size_t>(kWarmupShare * static_cast<double>(rows.size())));
+}
 
 std::vector<LossSpike> find_loss_spikes(const std::vector<LogRow>& rows) {
   std::vector<std::size_t> at;  // rows with a loss
@@ -140,7 +138,8 @@ std::vector<LossSpike> find_loss_spikes(const std::vector<LogRow>& rows) {
   };
   // The loss a spike has to come back under.
   auto back_under = [&](double base, double sigma) {
-    const double margin = positive ? std::max(kBackMargin, std::exp(kBackSigmas * sigma) - 1.0) : kBackMargin;
+    const double margin =
+        positive ? std::max(kSpikeBackMargin, std::exp(kSpikeBackSigmas * sigma) - 1.0) : kSpikeBackMargin;
     return base * (1.0 + margin);
   };
   double first = 0.0;  // the untrained network's loss: the first finite one
@@ -164,8 +163,7 @@ std::vector<LossSpike> find_loss_spikes(const std::vector<LogRow>& rows) {
     return peak;
   };
   const std::size_t window = std::clamp(at.size() / 50, kMinBaseWindow, kMaxBaseWindow);
-  const std::size_t warm_end =
-      std::max(warmup_end(rows), static_cast<std::size_t>(kWarmupShare * static_cast<double>(rows.size())));
+  const std::size_t warm_end = warmup_rows(rows);
 
   std::size_t k = 0;
   while (k < at.size()) {
@@ -177,9 +175,9 @@ std::vector<LossSpike> find_loss_spikes(const std::vector<LogRow>& rows) {
       const std::size_t from = normal.size() > window ? normal.size() - window : 0;
       base = median(std::vector<double>(normal.begin() + static_cast<std::ptrdiff_t>(from), normal.end()));
       // The local noise is measured only for a loss that rose far enough to be a candidate.
-      if (base > 0.0 && std::isfinite(v) && v > base * (1.0 + kRise)) sigma = local_sigma();
+      if (base > 0.0 && std::isfinite(v) && v > base * (1.0 + kSpikeRise)) sigma = local_sigma();
       spike = base > 0.0 && (!std::isfinite(v) ||
-                             (v > base * (1.0 + kRise) && sigmas_above(v, base, sigma) > kNoiseSigmas));
+                             (v > base * (1.0 + kSpikeRise) && sigmas_above(v, base, sigma) > kNoiseSigmas));
     }
     if (!spike) {
       if (std::isfinite(v)) normal.push_back(v);
@@ -197,9 +195,9 @@ std::vector<LossSpike> find_loss_spikes(const std::vector<LogRow>& rows) {
     // Near zero a spike that threw the loss back up to the first loss has come back once the loss is under
     // a tenth of the first again: a classifier thrown from 0.001 up to 57 nats that settles at 0.02 has kept
     // what it learnt, though 0.02 is twenty times the level it left.
-    if (!s.recovered && first > 0.0 && base < kMinLevelOfFirst * first &&
+    if (!s.recovered && first > 0.0 && base < kSpikeMinLevelOfFirst * first &&
         peak >= kPeakOfFirstFromNearZero * first) {
-      const double near_zero = kMinLevelOfFirst * first;
+      const double near_zero = kSpikeMinLevelOfFirst * first;
       std::size_t b = k + 1;
       while (b < at.size() && !finite_at_most(at[b], near_zero)) ++b;
       if (b < at.size()) {
@@ -306,7 +304,7 @@ void add_loss_spike_features(const std::vector<LogRow>& rows, const std::vector<
   // Near zero the loss has only noise left and ratios to it mean nothing: a spike or a divergence counts
   // only from a level of at least a tenth of the first loss, a recovered spike also from below when it
   // rose back to the first loss.
-  const double floor = kMinLevelOfFirst * finite.front();
+  const double floor = kSpikeMinLevelOfFirst * finite.front();
   const LossSpike* highest = nullptr;  // recovered, sustained, after the warm-up: what a team rolls back from
   const LossSpike* longest = nullptr;
   const LossSpike* warmup = nullptr;
@@ -371,7 +369,7 @@ void add_loss_spike_features(const std::vector<LogRow>& rows, const std::vector<
     const std::size_t best_position = static_cast<std::size_t>(best - smooth.begin()) + hw;
     const std::size_t best_at = finite_at[best_position];
     const bool late = static_cast<double>(best_at) >= kLateShare * static_cast<double>(rows.size()) &&
-                      best_at >= warmup_end(rows);
+                      best_at >= lr_warmup_end(rows);
     if (late && *best >= floor) {
       // A creep counts beyond what the step noise alone puts between the lowest smoothed level and the
       // final one (a noisy run that only holds its level would "creep" by its noise).

@@ -14,6 +14,15 @@
 
 namespace cann_debug::plugins::training_detail {
 
+/// A spike rises at least 10% above the level before it (and five noise sigmas).
+inline constexpr double kSpikeRise = 0.10;
+/// It has ended when the loss is back within 5% of the level before it, or within two noise sigmas of it
+/// where a step's noise is larger than that (a small batch's loss after one hard batch).
+inline constexpr double kSpikeBackMargin = 0.05;
+inline constexpr double kSpikeBackSigmas = 2.0;
+/// Near zero the loss has only noise left: spikes count from a level of at least a tenth of the first loss.
+inline constexpr double kSpikeMinLevelOfFirst = 0.1;
+
 struct LossSpike {
   std::size_t start = 0;  // positions in the rows the spikes were found in
   std::size_t peak = 0;
@@ -25,6 +34,14 @@ struct LossSpike {
   bool in_warmup = false;  // started while the learning rate was still rising, or in the first 5% of rows
   bool reached_first_loss = false;  // its peak reached the run's first finite loss (the untrained network's)
 };
+
+/// The position of the first row from which the learning rate stays at its peak (it starts below 90% of
+/// it); 0 without a warm-up in the log.
+std::size_t lr_warmup_end(const std::vector<LogRow>& rows);
+
+/// The rows a spike test counts as the warm-up: those before lr_warmup_end, and at least the first 5%
+/// (where the log has no learning rate).
+std::size_t warmup_rows(const std::vector<LogRow>& rows);
 
 /// The spikes of the loss in `rows` (rows without a loss are skipped, never part of a spike's start).
 std::vector<LossSpike> find_loss_spikes(const std::vector<LogRow>& rows);

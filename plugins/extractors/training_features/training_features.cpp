@@ -16,6 +16,7 @@
 #include "feature_list.hpp"
 #include "gradient_features.hpp"
 #include "log_events.hpp"
+#include "loss_excursion.hpp"
 #include "loss_features.hpp"
 #include "loss_objective.hpp"
 #include "loss_shape_features.hpp"
@@ -162,6 +163,7 @@ class TrainingFeatures final : public Component {
     const std::optional<NamedObjective> traced_objective = trace_objective_.result();
     add_objective_feature(traced_objective ? traced_objective : config_objective_, features);
     add_loss_spike_features(rows_, spikes, features);
+    add_loss_excursion_features(rows_, steps_per_epoch, features);
     add_loss_blowup_feature(rows_, features);
     add_throughput_features(rows_, features);
     place_events_on_steps(events_, rows_);

@@ -169,6 +169,35 @@ TEST(scenario_analyzers, TrainingDetailsSayTheBatchesRepeatEveryEpoch) {
   EXPECT_FALSE(details_of(0.1, 1.2).contains("observations"));
 }
 
+// A transient beyond the run's noise that the spike test did not count is said with where it was and how
+// far above the noise it rose; a spike the test counted is said as a spike instead, and a rise within the
+// noise not at all.
+TEST(scenario_analyzers, TrainingDetailsSayTheLossRoseBeyondItsNoise) {
+  auto details_of = [](double zscore, double spikes) {
+    return training_details_of({{"loss.excursion_zscore",
+                                 zscore,
+                                 "sigmas",
+                                 {{"steps", "loss.excursion", kNoTimestamp, kNoTimestamp, 250, 253}},
+                                 {}},
+                                {"loss.excursion_height", 0.15, "ratio", {}, {}},
+                                {"loss.excursion_start_step", 250.0, "step", {}, {}},
+                                {"loss.excursion_end_step", 253.0, "step", {}, {}},
+                                {"loss.spike_count", spikes, "spikes", {}, {}},
+                                {"loss.spike_max_height", spikes > 0 ? 0.4 : 0.0, "ratio", {}, {}}},
+                               posterior(0.9, 0.05, 0.05));
+  };
+  const auto risen = details_of(12.0, 0.0);
+  ASSERT_TRUE(risen.contains("observations")) << risen.dump();
+  EXPECT_EQ(risen["observations"][0]["kind"], "loss_excursion");
+  const std::string text = risen["observations"][0]["text"].get<std::string>();
+  EXPECT_NE(text.find("15% above its level at iteration 250"), std::string::npos) << text;
+  EXPECT_NE(text.find("12.0 sigmas"), std::string::npos) << text;
+  EXPECT_NE(text.find("back at iteration 253"), std::string::npos) << text;
+  EXPECT_EQ(risen["observations"][0]["where"], "iterations 250-253");
+  EXPECT_EQ(details_of(12.0, 1.0)["observations"][0]["kind"], "loss_spike");
+  EXPECT_FALSE(details_of(2.0, 0.0).contains("observations"));
+}
+
 // Where the graph reads the repeating order as a permutation drawn once and reused (order_kind = reused),
 // the same observations say what it means: random batches that come back, which train as well as fresh ones.
 TEST(scenario_analyzers, ARepetitionOfRandomBatchesIsSaidToBeAReusedOrder) {

@@ -30,13 +30,13 @@ std::vector<json> rows_with_bias(double imbalance, const std::string& last = "10
   return rows;
 }
 
-FeatureSet extract(const std::vector<json>& rows, json config = {{"batch_size", 64}}) {
+FeatureSet class_mix_features(const std::vector<json>& rows, json config = {{"batch_size", 64}}) {
   return run_extractor({{kRecordsPort, records_of(rows)}, {kConfigPort, config_of(config)}});
 }
 
 TEST(BatchClassMix, TheOutputBiasGradientAgainstTheLossSaysHowMixedTheBatchesAre) {
-  EXPECT_NEAR(value_of(extract(rows_with_bias(1.0)), "grad.output_bias_imbalance"), 1.0, 1e-9);
-  const FeatureSet few = extract(rows_with_bias(4.0));
+  EXPECT_NEAR(value_of(class_mix_features(rows_with_bias(1.0)), "grad.output_bias_imbalance"), 1.0, 1e-9);
+  const FeatureSet few = class_mix_features(rows_with_bias(4.0));
   EXPECT_NEAR(value_of(few, "grad.output_bias_imbalance"), 4.0, 1e-9);
   const auto refs = evidence_of(few, "grad.output_bias_imbalance");
   ASSERT_EQ(refs.size(), 2u);
@@ -59,7 +59,7 @@ TEST(BatchClassMix, ABatchOfOneClassTheModelGetsConfidentlyWrongIsConcentrated) 
                     {"layer_grad_norms",
                      {{"0.weight", 0.5}, {"10.weight", 0.3}, {"10.bias", std::sqrt(2.0) * (1 - p)}}}});
   }
-  const double imbalance = value_of(extract(rows), "grad.output_bias_imbalance");
+  const double imbalance = value_of(class_mix_features(rows), "grad.output_bias_imbalance");
   EXPECT_GT(imbalance, 8.0);
   EXPECT_LT(imbalance, 12.0);
 }
@@ -76,7 +76,7 @@ TEST(BatchClassMix, TheOutputLayerIsTheModuleModelCodeNamesSo) {
     layers.erase("10.weight");
     layers["position"] = 0.7;
   }
-  const FeatureSet set = extract(rows);
+  const FeatureSet set = class_mix_features(rows);
   EXPECT_NEAR(value_of(set, "grad.output_bias_imbalance"), 4.0, 1e-9);
   EXPECT_EQ(evidence_of(set, "grad.output_bias_imbalance")[1].id, "head.bias");
 }
@@ -90,18 +90,18 @@ TEST(BatchClassMix, StepsWhoseLossFellUnderATenthOfTheFirstAreLeftOut) {
     late["layer_grad_norms"]["10.bias"] = 0.05;
     rows.push_back(late);
   }
-  EXPECT_NEAR(value_of(extract(rows), "grad.output_bias_imbalance"), 1.0, 1e-9);
+  EXPECT_NEAR(value_of(class_mix_features(rows), "grad.output_bias_imbalance"), 1.0, 1e-9);
 }
 
 TEST(BatchClassMix, AbsentWithoutABatchSizeOrAnOutputBias) {
-  EXPECT_FALSE(find(extract(rows_with_bias(4.0), json::object()), "grad.output_bias_imbalance"));
+  EXPECT_FALSE(find(class_mix_features(rows_with_bias(4.0), json::object()), "grad.output_bias_imbalance"));
   // The output module logs no bias (a head without one): another module's bias says nothing of the classes.
   std::vector<json> rows = rows_with_bias(4.0);
   for (auto& r : rows) r["layer_grad_norms"].erase("10.bias");
-  EXPECT_FALSE(find(extract(rows), "grad.output_bias_imbalance"));
+  EXPECT_FALSE(find(class_mix_features(rows), "grad.output_bias_imbalance"));
   std::vector<json> without_layers;
   for (int i = 0; i < 40; ++i) without_layers.push_back({{"step", i}, {"loss", 2.0 - 0.01 * i}});
-  EXPECT_FALSE(find(extract(without_layers), "grad.output_bias_imbalance"));
+  EXPECT_FALSE(find(class_mix_features(without_layers), "grad.output_bias_imbalance"));
 }
 
 }  // namespace

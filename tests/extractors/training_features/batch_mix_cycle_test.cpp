@@ -157,12 +157,12 @@ std::vector<json> rows_of(const std::vector<double>& log_norms) {
   return rows;
 }
 
-FeatureSet extract(const std::vector<json>& rows) {
+FeatureSet mix_cycle_features(const std::vector<json>& rows) {
   return run_extractor({{kRecordsPort, records_of(rows)}, {kConfigPort, config_of({{"batch_size", 32}})}});
 }
 
 TEST(BatchMixCycle, TheExtractorTestsTheOutputLayersBias) {
-  const FeatureSet blocks = extract(rows_of(output_bias_norms(300, 32, 187, 150, 1)));
+  const FeatureSet blocks = mix_cycle_features(rows_of(output_bias_norms(300, 32, 187, 150, 1)));
   EXPECT_GT(value_of(blocks, "grad.output_bias_cycle_zscore"), 5.0);
   EXPECT_NEAR(value_of(blocks, "grad.output_bias_cycle_period"), 5.8, 0.6);
   const auto refs = evidence_of(blocks, "grad.output_bias_cycle_zscore");
@@ -170,7 +170,7 @@ TEST(BatchMixCycle, TheExtractorTestsTheOutputLayersBias) {
   EXPECT_EQ(refs[0].first_step, 0);
   EXPECT_EQ(refs[0].last_step, 255);  // four segments of 64 steps
   EXPECT_EQ(refs[1].id, "2.bias");
-  const FeatureSet shuffled = extract(rows_of(output_bias_norms(300, 32, 187, 0, 1)));
+  const FeatureSet shuffled = mix_cycle_features(rows_of(output_bias_norms(300, 32, 187, 0, 1)));
   EXPECT_LT(value_of(shuffled, "grad.output_bias_cycle_zscore"), 3.0);
 }
 
@@ -178,9 +178,9 @@ TEST(BatchMixCycle, AbsentWhereARowLacksTheBiasOrAStepIsMissing) {
   std::vector<json> rows = rows_of(output_bias_norms(300, 32, 187, 150, 1));
   std::vector<json> gap = rows;
   gap.erase(gap.begin() + 100);
-  EXPECT_FALSE(find(extract(gap), "grad.output_bias_cycle_zscore"));
+  EXPECT_FALSE(find(mix_cycle_features(gap), "grad.output_bias_cycle_zscore"));
   rows[10]["layer_grad_norms"].erase("2.bias");
-  EXPECT_FALSE(find(extract(rows), "grad.output_bias_cycle_zscore"));
+  EXPECT_FALSE(find(mix_cycle_features(rows), "grad.output_bias_cycle_zscore"));
 }
 
 }  // namespace

@@ -1,0 +1,128 @@
+// Loss excursions (see loss_excursion.hpp and docs/features-training.md, "Excursions").
+#include "loss_excursion.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "loss_spikes.hpp"
+#include "series_math.hpp"
+
+namespace cann_debug::plugins::training_detail {
+namespace {
+
+// The rows an excursion holds: two. One row up is one hard batch, the noise of small batches.
+constexpr std::size_t kHeldRows = 2;
+// The level before it: the median of the last 25 losses, or of the last quarter of the rows before it when
+// that is fewer (at least 3): early in a log the loss still falls fast, and rows from the start would hold
+// the untrained network's losses (a real Megatron log's spike 25 rows in read as no rise at all).
+constexpr std::size_t kMinLevelWindow = 3;
+constexpr std::size_t kMaxLevelWindow = 25;
+constexpr std::size_t kLevelShareOfHistory = 4;
+// The step noise before it: the spread of the last 50 step-to-step differences of ln(loss), over sqrt(2),
+// or the whole run's where that is larger. Local alone, a calm start (a classifier at chance level) set the
+// noise for the fast and noisy fall that follows, and healthy runs read 5-16 sigmas there.
+constexpr std::size_t kExcursionNoiseWindow = 50;
+// Losses before the first candidate row, so that the level and the noise are measured.
+constexpr std::size_t kMinHistory = 10;
+// The spike test's thresholds (loss_spikes.hpp) hold for excursions too: both rows at least kSpikeRise
+// above the level, so that a loss whose noise is tiny (a plateau, a full batch) does not count a rise of a
+// percent; back within its margin of the level; from a level of at least kSpikeMinLevelOfFirst, or when it
+// rose back to the first loss.
+// The noise of a loss that does not move at all (repeated values): a tenth of a percent per step.
+constexpr double kNoiseFloor = 1e-3;
+
+bool positive_losses(const std::vector<LogRow>& rows, std::size_t& finite) {
+  finite = 0;
+  for (const LogRow& r : rows)
+    if (r.loss && std::isfinite(*r.loss)) {
+      if (!(*r.loss > 0.0)) return false;
+      ++finite;
+    }
+  return true;
+}
+
+}  // namespace
+
+std::optional<LossExcursion> find_largest_loss_excursion(const std::vector<LogRow>& rows,
+                                                         std::optional<std::int64_t> steps_per_epoch) {
+  std::size_t finite = 0;
+  if (!positive_losses(rows, finite) || finite < kMinHistory + kHeldRows) return std::nullopt;
+  std::vector<std::size_t> at;  // rows with a finite loss
+  std::vector<double> ln;       // their ln(loss)
+  for (std::size_t i = 0; i < rows.size(); ++i)
+    if (rows[i].loss && std::isfinite(*rows[i].loss)) at.push_back(i), ln.push_back(std::log(*rows[i].loss));
+  // suffix_low[k]: the lowest ln(loss) from position k on, for the test that the loss came back.
+  std::vector<double> suffix_low(ln.size() + 1, std::numeric_limits<double>::infinity());
+  for (std::size_t k = ln.size(); k-- > 0;) suffix_low[k] = std::min(ln[k], suffix_low[k + 1]);
+  const double ln_first = ln.front();
+  const double ln_near_zero = ln_first + std::log(kSpikeMinLevelOfFirst);
+  const double min_rise = std::log1p(kSpikeRise);
+  const std::size_t warm = warmup_rows(rows);
+  std::vector<double> run_steps;
+  for (std::size_t i = 1; i < ln.size(); ++i) run_steps.push_back(ln[i] - ln[i - 1]);
+  const double run_sigma = robust_sigma(run_steps) / std::sqrt(2.0);
+
+  std::optional<LossExcursion> best;
+  for (std::size_t k = kMinHistory; k + kHeldRows <= ln.size(); ++k) {
+    if (at[k] < warm) continue;
+    const auto held_begin = ln.begin() + static_cast<std::ptrdiff_t>(k);
+    const auto held_end = held_begin + static_cast<std::ptrdiff_t>(kHeldRows);
+    const double low = *std::min_element(held_begin, held_end);
+    const double high = *std::max_element(held_begin, held_end);
+    const std::size_t level_window = std::clamp(k / kLevelShareOfHistory, kMinLevelWindow, kMaxLevelWindow);
+    const std::size_t level_from = k - level_window;
+    const double level =
+        median(std::vector<double>(ln.begin() + static_cast<std::ptrdiff_t>(level_from), held_begin));
+    if (low - level < min_rise) continue;
+    if (level < ln_near_zero && high < ln_first) continue;
+    const std::size_t noise_from = k > kExcursionNoiseWindow ? k - kExcursionNoiseWindow : 0;
+    std::vector<double> steps;
+    for (std::size_t i = noise_from + 1; i < k; ++i) steps.push_back(ln[i] - ln[i - 1]);
+    const double sigma = std::max({kNoiseFloor, run_sigma, robust_sigma(steps) / std::sqrt(2.0)});
+    const double z = (low - level) / sigma;
+    if (best && z <= best->zscore) continue;
+    // It came back: a later row within the margin of the level; from near zero, once thrown up to the first
+    // loss, a row under a tenth of the first loss again (the spike test's rule: a classifier thrown from
+    // 0.001 nats to 57 that settles at 0.02 kept what it had learnt).
+    double back = level + std::max(std::log1p(kSpikeBackMargin), kSpikeBackSigmas * sigma);
+    if (level < ln_near_zero && high >= ln_first) back = std::max(back, ln_near_zero);
+    const std::size_t after = k + kHeldRows;
+    if (!(suffix_low[after] <= back)) continue;
+    std::size_t j = after;
+    while (ln[j] > back) ++j;
+    // A stored order's step-up at an epoch start, which its other epoch starts repeat, is no excursion.
+    LossSpike as_spike;
+    as_spike.start = at[k];
+    as_spike.end = at[j];
+    as_spike.recovered = true;
+    as_spike.height = std::expm1(high - level);
+    if (spikes_off_epoch_starts(rows, {as_spike}, steps_per_epoch).empty()) continue;
+    // It starts where the loss first rose that far: the pair with the highest z may be the second and third
+    // rows of a longer rise.
+    std::size_t first = k;
+    while (first > level_from && ln[first - 1] - level >= min_rise) --first;
+    best = LossExcursion{at[first], at[j], z, as_spike.height};
+  }
+  return best;
+}
+
+void add_loss_excursion_features(const std::vector<LogRow>& rows, std::optional<std::int64_t> steps_per_epoch,
+                                 FeatureList& out) {
+  std::size_t finite = 0;
+  if (!positive_losses(rows, finite) || finite < kMinHistory + kHeldRows) return;
+  const std::optional<LossExcursion> e = find_largest_loss_excursion(rows, steps_per_epoch);
+  if (!e) {
+    out.add("loss.excursion_zscore", 0.0, "sigmas", {rows_ref(rows, 0, rows.size() - 1, "steps", "loss")});
+    return;
+  }
+  const EvidenceRef span = rows_ref(rows, e->start, e->back, "steps", "loss.excursion");
+  out.add("loss.excursion_zscore", e->zscore, "sigmas", {span});
+  out.add("loss.excursion_height", e->height, "ratio", {span});
+  out.add("loss.excursion_start_step", static_cast<double>(step_of(rows[e->start])), "step",
+          {row_ref(rows, e->start, "loss.excursion_start")});
+  out.add("loss.excursion_end_step", static_cast<double>(step_of(rows[e->back])), "step",
+          {row_ref(rows, e->back, "loss.excursion_back")});
+}
+
+}  // namespace cann_debug::plugins::training_detail
