@@ -1,4 +1,4 @@
-// Loss excursions (see loss_excursion.hpp and docs/features-training.md, "Excursions").
+// Loss excursions (see loss_excursion.hpp and docs/features-training.md, "Spikes").
 #include "loss_excursion.hpp"
 
 #include <algorithm>
@@ -32,26 +32,29 @@ constexpr std::size_t kMinHistory = 10;
 // The noise of a loss that does not move at all (repeated values): a tenth of a percent per step.
 constexpr double kNoiseFloor = 1e-3;
 
-bool positive_losses(const std::vector<LogRow>& rows, std::size_t& finite) {
-  finite = 0;
-  for (const LogRow& r : rows)
-    if (r.loss && std::isfinite(*r.loss)) {
-      if (!(*r.loss > 0.0)) return false;
-      ++finite;
+// The rows with a finite loss and their ln(loss); nullopt where a loss is not positive (no level to rise
+// from in ratio) or too few rows have one.
+struct LossSeries {
+  std::vector<std::size_t> at;
+  std::vector<double> ln;
+};
+
+std::optional<LossSeries> positive_loss_series(const std::vector<LogRow>& rows) {
+  LossSeries s;
+  for (std::size_t i = 0; i < rows.size(); ++i)
+    if (rows[i].loss && std::isfinite(*rows[i].loss)) {
+      if (!(*rows[i].loss > 0.0)) return std::nullopt;
+      s.at.push_back(i);
+      s.ln.push_back(std::log(*rows[i].loss));
     }
-  return true;
+  if (s.ln.size() < kMinHistory + kHeldRows) return std::nullopt;
+  return s;
 }
 
-}  // namespace
-
-std::optional<LossExcursion> find_largest_loss_excursion(const std::vector<LogRow>& rows,
-                                                         std::optional<std::int64_t> steps_per_epoch) {
-  std::size_t finite = 0;
-  if (!positive_losses(rows, finite) || finite < kMinHistory + kHeldRows) return std::nullopt;
-  std::vector<std::size_t> at;  // rows with a finite loss
-  std::vector<double> ln;       // their ln(loss)
-  for (std::size_t i = 0; i < rows.size(); ++i)
-    if (rows[i].loss && std::isfinite(*rows[i].loss)) at.push_back(i), ln.push_back(std::log(*rows[i].loss));
+std::optional<LossExcursion> largest_excursion(const std::vector<LogRow>& rows, const LossSeries& series,
+                                               std::optional<std::int64_t> steps_per_epoch) {
+  const std::vector<std::size_t>& at = series.at;  // rows with a finite loss
+  const std::vector<double>& ln = series.ln;       // their ln(loss)
   // suffix_low[k]: the lowest ln(loss) from position k on, for the test that the loss came back.
   std::vector<double> suffix_low(ln.size() + 1, std::numeric_limits<double>::infinity());
   for (std::size_t k = ln.size(); k-- > 0;) suffix_low[k] = std::min(ln[k], suffix_low[k + 1]);
@@ -107,11 +110,19 @@ std::optional<LossExcursion> find_largest_loss_excursion(const std::vector<LogRo
   return best;
 }
 
+}  // namespace
+
+std::optional<LossExcursion> find_largest_loss_excursion(const std::vector<LogRow>& rows,
+                                                         std::optional<std::int64_t> steps_per_epoch) {
+  const std::optional<LossSeries> series = positive_loss_series(rows);
+  return series ? largest_excursion(rows, *series, steps_per_epoch) : std::nullopt;
+}
+
 void add_loss_excursion_features(const std::vector<LogRow>& rows, std::optional<std::int64_t> steps_per_epoch,
                                  FeatureList& out) {
-  std::size_t finite = 0;
-  if (!positive_losses(rows, finite) || finite < kMinHistory + kHeldRows) return;
-  const std::optional<LossExcursion> e = find_largest_loss_excursion(rows, steps_per_epoch);
+  const std::optional<LossSeries> series = positive_loss_series(rows);
+  if (!series) return;
+  const std::optional<LossExcursion> e = largest_excursion(rows, *series, steps_per_epoch);
   if (!e) {
     out.add("loss.excursion_zscore", 0.0, "sigmas", {rows_ref(rows, 0, rows.size() - 1, "steps", "loss")});
     return;

@@ -1,5 +1,5 @@
 // Loss excursions: the loss held above its recent level for two rows running and then back, measured in the
-// step-to-step noise of the rows before it (docs/features-training.md, "Excursions"). The spike test
+// step-to-step noise of the rows before it (docs/features-training.md, "Spikes"). The spike test
 // (loss_spikes.hpp) asks how high a spike rose against the level, which is what large-model teams roll back
 // from; an excursion asks how unlikely the rise was for the run's own noise. A few corrupt batches thrown
 // at a classifier sitting near chance level lift its loss by 15-40% for two or three steps: a minor spike
