@@ -11,8 +11,12 @@
 namespace cann_debug::plugins::training_detail {
 namespace {
 
-// The rows an excursion holds: two. One row up is one hard batch, the noise of small batches.
-constexpr std::size_t kHeldRows = 2;
+// The rows an excursion holds: two to four. One row up is one hard batch, the noise of small batches. A rise
+// held longer is rarer for the same height: k independent steps each z sigmas up are about as likely as two
+// at z * sqrt(k / 2) (Gaussian tails, exp(-k z^2 / 2)), so a hold of k rows counts as that two-row z. Four at
+// most: a longer hold is a bump of the curve, whose steps are not independent (a plateau's wobble).
+constexpr std::size_t kMinHeldRows = 2;
+constexpr std::size_t kMaxHeldRows = 4;
 // The level before it: the median of the last 25 losses, or of the last quarter of the rows before it when
 // that is fewer (at least 3): early in a log the loss still falls fast, and rows from the start would hold
 // the untrained network's losses (a real Megatron log's spike 25 rows in read as no rise at all).
@@ -47,7 +51,7 @@ std::optional<LossSeries> positive_loss_series(const std::vector<LogRow>& rows) 
       s.at.push_back(i);
       s.ln.push_back(std::log(*rows[i].loss));
     }
-  if (s.ln.size() < kMinHistory + kHeldRows) return std::nullopt;
+  if (s.ln.size() < kMinHistory + kMinHeldRows) return std::nullopt;
   return s;
 }
 
@@ -66,74 +70,121 @@ std::optional<LossExcursion> largest_excursion(const std::vector<LogRow>& rows, 
   for (std::size_t i = 1; i < ln.size(); ++i) run_steps.push_back(ln[i] - ln[i - 1]);
   const double run_sigma = robust_sigma(run_steps) / std::sqrt(2.0);
 
+  const EpochStartStepUps epoch_step_ups(rows, steps_per_epoch);
   std::optional<LossExcursion> best;
-  for (std::size_t k = kMinHistory; k + kHeldRows <= ln.size(); ++k) {
+  // The latest start and the earliest return of the excursions of kCutExcursionZscore sigmas or more.
+  std::optional<std::size_t> last_unlikely_start, first_unlikely_back;
+  for (std::size_t k = kMinHistory; k + kMinHeldRows <= ln.size(); ++k) {
     if (at[k] < warm) continue;
     const auto held_begin = ln.begin() + static_cast<std::ptrdiff_t>(k);
-    const auto held_end = held_begin + static_cast<std::ptrdiff_t>(kHeldRows);
-    const double low = *std::min_element(held_begin, held_end);
-    const double high = *std::max_element(held_begin, held_end);
     const std::size_t level_window = std::clamp(k / kLevelShareOfHistory, kMinLevelWindow, kMaxLevelWindow);
     const std::size_t level_from = k - level_window;
     const double level =
         median(std::vector<double>(ln.begin() + static_cast<std::ptrdiff_t>(level_from), held_begin));
-    if (low - level < min_rise) continue;
-    if (level < ln_near_zero && high < ln_first) continue;
+    if (ln[k] - level < min_rise) continue;
     const std::size_t noise_from = k > kExcursionNoiseWindow ? k - kExcursionNoiseWindow : 0;
     std::vector<double> steps;
     for (std::size_t i = noise_from + 1; i < k; ++i) steps.push_back(ln[i] - ln[i - 1]);
     const double sigma = std::max({kNoiseFloor, run_sigma, robust_sigma(steps) / std::sqrt(2.0)});
-    const double z = (low - level) / sigma;
-    if (best && z <= best->zscore) continue;
-    // It came back: a later row within the margin of the level; from near zero, once thrown up to the first
-    // loss, a row under a tenth of the first loss again (the spike test's rule: a classifier thrown from
-    // 0.001 nats to 57 that settles at 0.02 kept what it had learnt).
-    double back = level + std::max(std::log1p(kSpikeBackMargin), kSpikeBackSigmas * sigma);
-    if (level < ln_near_zero && high >= ln_first) back = std::max(back, ln_near_zero);
-    const std::size_t after = k + kHeldRows;
-    if (!(suffix_low[after] <= back)) continue;
-    std::size_t j = after;
-    while (ln[j] > back) ++j;
-    // A stored order's step-up at an epoch start, which its other epoch starts repeat, is no excursion.
-    LossSpike as_spike;
-    as_spike.start = at[k];
-    as_spike.end = at[j];
-    as_spike.recovered = true;
-    as_spike.height = std::expm1(high - level);
-    if (spikes_off_epoch_starts(rows, {as_spike}, steps_per_epoch).empty()) continue;
-    // It starts where the loss first rose that far: the pair with the highest z may be the second and third
-    // rows of a longer rise.
-    std::size_t first = k;
-    while (first > level_from && ln[first - 1] - level >= min_rise) --first;
-    best = LossExcursion{at[first], at[j], z, as_spike.height};
+    double low = ln[k], high = ln[k];
+    for (std::size_t held = 1; held < kMaxHeldRows && k + held < ln.size(); ++held) {
+      low = std::min(low, ln[k + held]);
+      high = std::max(high, ln[k + held]);
+      const std::size_t rows_held = held + 1;
+      if (low - level < min_rise) break;
+      if (level < ln_near_zero && high < ln_first) continue;
+      const double z = (low - level) / sigma * std::sqrt(static_cast<double>(rows_held) / kMinHeldRows);
+      const bool unlikely = z >= kCutExcursionZscore;  // for whether the largest stands alone
+      if (best && z <= best->zscore && !unlikely) continue;
+      // It came back: a later row within the margin of the level; from near zero, once thrown up to the
+      // first loss, a row under a tenth of the first loss again (the spike test's rule: a classifier thrown
+      // from 0.001 nats to 57 that settles at 0.02 kept what it had learnt).
+      double back = level + std::max(std::log1p(kSpikeBackMargin), kSpikeBackSigmas * sigma);
+      if (level < ln_near_zero && high >= ln_first) back = std::max(back, ln_near_zero);
+      const std::size_t after = k + rows_held;
+      if (!(suffix_low[after] <= back)) continue;
+      std::size_t j = after;
+      while (ln[j] > back) ++j;
+      // A stored order's step-up at an epoch start, which its other epoch starts repeat, is no excursion.
+      LossSpike as_spike;
+      as_spike.start = at[k];
+      as_spike.end = at[j];
+      as_spike.recovered = true;
+      as_spike.height = std::expm1(high - level);
+      if (epoch_step_ups.repeats_at_other_starts(rows, as_spike)) continue;
+      // It starts where the loss first rose that far: the rows with the highest z may be the second and
+      // third rows of a longer rise.
+      std::size_t first = k;
+      while (first > level_from && ln[first - 1] - level >= min_rise) --first;
+      if (unlikely) {
+        last_unlikely_start = std::max(last_unlikely_start.value_or(0), at[first]);
+        first_unlikely_back = std::min(first_unlikely_back.value_or(at[j]), at[j]);
+      }
+      if (best && z <= best->zscore) continue;
+      const auto highest = std::max_element(held_begin, held_begin + static_cast<std::ptrdiff_t>(rows_held));
+      best = LossExcursion{.start = at[first],
+                           .peak = at[k + static_cast<std::size_t>(highest - held_begin)],
+                           .back = at[j],
+                           .zscore = z,
+                           .height = as_spike.height,
+                           .level = std::exp(level),
+                           .back_under = std::exp(back)};
+    }
   }
+  // It stands alone where every unlikely excursion shares rows with it (the same rise measured from another
+  // row or over another number of rows): none starts after it is back, none is back before it starts.
+  if (best)
+    best->stands_alone =
+        !last_unlikely_start || (*last_unlikely_start<best->back&& * first_unlikely_back> best->start);
   return best;
 }
 
 }  // namespace
 
-std::optional<LossExcursion> find_largest_loss_excursion(const std::vector<LogRow>& rows,
-                                                         std::optional<std::int64_t> steps_per_epoch) {
+ExcursionSearch search_loss_excursions(const std::vector<LogRow>& rows,
+                                       std::optional<std::int64_t> steps_per_epoch) {
   const std::optional<LossSeries> series = positive_loss_series(rows);
-  return series ? largest_excursion(rows, *series, steps_per_epoch) : std::nullopt;
+  if (!series) return {};
+  return {true, largest_excursion(rows, *series, steps_per_epoch)};
 }
 
-void add_loss_excursion_features(const std::vector<LogRow>& rows, std::optional<std::int64_t> steps_per_epoch,
+std::vector<LossSpike> spikes_and_excursion(const std::vector<LossSpike>& spikes,
+                                            const std::optional<LossExcursion>& excursion) {
+  if (!excursion || excursion->zscore < kCutExcursionZscore || !excursion->stands_alone) return spikes;
+  const LossExcursion& e = *excursion;
+  const bool overlaps = std::any_of(spikes.begin(), spikes.end(), [&](const LossSpike& s) {
+    return s.start < e.back && e.start < std::max(s.end, s.start + 1);
+  });
+  if (overlaps) return spikes;
+  const LossSpike as_spike{.start = e.start,
+                           .peak = e.peak,
+                           .end = e.back,
+                           .base = e.level,
+                           .back = e.back_under,
+                           .height = e.height,
+                           .recovered = true};
+  std::vector<LossSpike> out = spikes;
+  const auto after =
+      std::find_if(out.begin(), out.end(), [&](const LossSpike& s) { return s.start > e.start; });
+  out.insert(after, as_spike);
+  return out;
+}
+
+void add_loss_excursion_features(const std::vector<LogRow>& rows, const ExcursionSearch& search,
                                  FeatureList& out) {
-  const std::optional<LossSeries> series = positive_loss_series(rows);
-  if (!series) return;
-  const std::optional<LossExcursion> e = largest_excursion(rows, *series, steps_per_epoch);
-  if (!e) {
+  if (!search.searched) return;
+  if (!search.largest) {
     out.add("loss.excursion_zscore", 0.0, "sigmas", {rows_ref(rows, 0, rows.size() - 1, "steps", "loss")});
     return;
   }
-  const EvidenceRef span = rows_ref(rows, e->start, e->back, "steps", "loss.excursion");
-  out.add("loss.excursion_zscore", e->zscore, "sigmas", {span});
-  out.add("loss.excursion_height", e->height, "ratio", {span});
-  out.add("loss.excursion_start_step", static_cast<double>(step_of(rows[e->start])), "step",
-          {row_ref(rows, e->start, "loss.excursion_start")});
-  out.add("loss.excursion_end_step", static_cast<double>(step_of(rows[e->back])), "step",
-          {row_ref(rows, e->back, "loss.excursion_back")});
+  const LossExcursion& e = *search.largest;
+  const EvidenceRef span = rows_ref(rows, e.start, e.back, "steps", "loss.excursion");
+  out.add("loss.excursion_zscore", e.zscore, "sigmas", {span});
+  out.add("loss.excursion_height", e.height, "ratio", {span});
+  out.add("loss.excursion_start_step", static_cast<double>(step_of(rows[e.start])), "step",
+          {row_ref(rows, e.start, "loss.excursion_start")});
+  out.add("loss.excursion_end_step", static_cast<double>(step_of(rows[e.back])), "step",
+          {row_ref(rows, e.back, "loss.excursion_back")});
 }
 
 }  // namespace cann_debug::plugins::training_detail

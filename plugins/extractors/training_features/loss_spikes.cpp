@@ -217,14 +217,12 @@ std::vector<LossSpike> find_loss_spikes(const std::vector<LogRow>& rows) {
   return spikes;
 }
 
-std::vector<LossSpike> spikes_off_epoch_starts(const std::vector<LogRow>& rows,
-                                               const std::vector<LossSpike>& spikes,
-                                               std::optional<std::int64_t> steps_per_epoch) {
+EpochStartStepUps::EpochStartStepUps(const std::vector<LogRow>& rows,
+                                     std::optional<std::int64_t> steps_per_epoch) {
   const auto window = static_cast<std::int64_t>(kEpochStartWindow);
-  if (!steps_per_epoch || *steps_per_epoch < static_cast<std::int64_t>(kMinWindowsPerEpoch) * window ||
-      spikes.empty())
-    return spikes;
+  if (!steps_per_epoch || *steps_per_epoch < static_cast<std::int64_t>(kMinWindowsPerEpoch) * window) return;
   const std::vector<std::int64_t> starts = epoch_start_steps(rows, *steps_per_epoch);
+  if (starts.empty()) return;
   // ln(loss) of the rows by step, for the step-up at each epoch start.
   std::map<std::int64_t, double> log_loss;
   for (const LogRow& r : rows)
@@ -239,25 +237,34 @@ std::vector<LossSpike> spikes_off_epoch_starts(const std::vector<LogRow>& rows,
     }
     return median(after) - median(before);
   };
+  starts_.reserve(starts.size());
+  for (const std::int64_t t : starts) starts_.push_back({t, step_up(t)});
+}
+
+bool EpochStartStepUps::repeats_at_other_starts(const std::vector<LogRow>& rows, const LossSpike& s) const {
+  if (!s.recovered || starts_.empty()) return false;
+  const auto window = static_cast<std::int64_t>(kEpochStartWindow);
+  const std::int64_t step = step_of(rows[s.start]);
+  const auto at = std::find_if(starts_.begin(), starts_.end(), [&](const Start& t) {
+    return step > t.step - window && step < t.step + window;
+  });
+  if (at == starts_.end()) return false;
+  std::vector<double> others;
+  for (const Start& t : starts_)
+    if (t.step != at->step && t.step_up) others.push_back(*t.step_up);
+  const double log_height = std::log1p(s.height);  // infinite for an overflowed loss: no order's step-up
+  // Without another start to compare with, the spike cannot be told from the order: it is dropped.
+  return others.empty() || !(median(others) < kRecurringStepShare * log_height);
+}
+
+std::vector<LossSpike> spikes_off_epoch_starts(const std::vector<LogRow>& rows,
+                                               const std::vector<LossSpike>& spikes,
+                                               std::optional<std::int64_t> steps_per_epoch) {
+  if (spikes.empty()) return spikes;
+  const EpochStartStepUps step_ups(rows, steps_per_epoch);
   std::vector<LossSpike> out;
-  for (const LossSpike& s : spikes) {
-    const std::int64_t step = step_of(rows[s.start]);
-    const auto at = std::find_if(starts.begin(), starts.end(),
-                                 [&](std::int64_t t) { return step > t - window && step < t + window; });
-    if (!s.recovered || at == starts.end()) {
-      out.push_back(s);
-      continue;
-    }
-    // A stored order steps the loss up at every epoch start; a transient that falls on one (a few corrupt
-    // batches) stands alone. Where the other epoch starts show no step-up of a share of its height, it is
-    // a spike after all.
-    std::vector<double> others;
-    for (const std::int64_t t : starts)
-      if (t != *at)
-        if (const auto up = step_up(t)) others.push_back(*up);
-    const double log_height = std::log1p(s.height);  // infinite for an overflowed loss: no order's step-up
-    if (!others.empty() && median(others) < kRecurringStepShare * log_height) out.push_back(s);
-  }
+  for (const LossSpike& s : spikes)
+    if (!step_ups.repeats_at_other_starts(rows, s)) out.push_back(s);
   return out;
 }
 

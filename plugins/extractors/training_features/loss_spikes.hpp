@@ -52,13 +52,30 @@ std::vector<LossSpike> find_loss_spikes(const std::vector<LogRow>& rows);
 std::vector<LogRow> rows_outside_recovered_spikes(const std::vector<LogRow>& rows,
                                                   const std::vector<LossSpike>& spikes);
 
-/// The spikes but the recovered ones that start at an epoch start (less than kEpochStartWindow steps from a
-/// row whose epoch differs from the row before, or without epochs in the rows from every steps_per_epoch-th
-/// step) of a run whose epochs are long enough for the epoch-start test (16 steps and more): there the
-/// loss steps up because the order of the data starts again (loss.epoch_start_jump_zscore reads it), which
-/// a spike test sees as a transient; counted as spikes they made a stored order look like a spiky run. Such
-/// a spike stays one where the run's other epoch starts step up by less than a quarter of its log height
-/// (median over them): a stored order steps up at every start, a transient that falls on one stands alone.
+/// The step-ups of ln(loss) at a run's epoch starts (less than kEpochStartWindow steps from a row whose epoch
+/// differs from the row before, or without epochs in the rows from every steps_per_epoch-th step), measured
+/// once for the run, for the test whether a recovered spike at one of them is the order's step-up. Only a run
+/// whose epochs are long enough for the epoch-start test (16 steps and more) has any.
+class EpochStartStepUps {
+ public:
+  EpochStartStepUps(const std::vector<LogRow>& rows, std::optional<std::int64_t> steps_per_epoch);
+
+  /// Whether `s` is a stored order's step-up: it recovered, starts at an epoch start, and the run's other
+  /// epoch starts step the loss up by at least a quarter of its log height (median over them). There the loss
+  /// steps up because the order of the data starts again (loss.epoch_start_jump_zscore reads it), which a
+  /// spike test sees as a transient; counted as spikes they made a stored order look like a spiky run. A
+  /// transient that falls on one epoch start (a few corrupt batches) stands alone.
+  bool repeats_at_other_starts(const std::vector<LogRow>& rows, const LossSpike& s) const;
+
+ private:
+  struct Start {
+    std::int64_t step = 0;
+    std::optional<double> step_up;  // median ln(loss) of the window after it minus the window before it
+  };
+  std::vector<Start> starts_;
+};
+
+/// The spikes but those EpochStartStepUps calls a stored order's step-up.
 std::vector<LossSpike> spikes_off_epoch_starts(const std::vector<LogRow>& rows,
                                                const std::vector<LossSpike>& spikes,
                                                std::optional<std::int64_t> steps_per_epoch);

@@ -139,12 +139,15 @@ class TrainingFeatures final : public Component {
         batch_size = static_cast<std::int64_t>(traced->samples);
       }
     }
-    // The curve features describe the run outside the spikes it recovered from; the spikes have their own.
-    // A stored order's step-ups at the epoch starts are no spikes: they stay in the curve (its correlations
-    // are the order's signature).
+    // The curve features describe the run outside the spikes it recovered from, and outside its largest
+    // excursion where that is unlikely for its noise; both have their own features. A stored order's
+    // step-ups at the epoch starts are neither: they stay in the curve (its correlations are the order's
+    // signature).
     const std::vector<LossSpike> spikes =
         spikes_off_epoch_starts(rows_, find_loss_spikes(rows_), steps_per_epoch);
-    const std::vector<LogRow> curve = rows_outside_recovered_spikes(rows_, spikes);
+    const ExcursionSearch excursions = search_loss_excursions(rows_, steps_per_epoch);
+    const std::vector<LogRow> curve =
+        rows_outside_recovered_spikes(rows_, spikes_and_excursion(spikes, excursions.largest));
     add_loss_features(curve, steps_per_epoch, batch_size, features);
     add_loss_shape_features(curve, steps_per_epoch, features);
     // The output layer's bias, read by three features: found once over the whole log.
@@ -163,7 +166,7 @@ class TrainingFeatures final : public Component {
     const std::optional<NamedObjective> traced_objective = trace_objective_.result();
     add_objective_feature(traced_objective ? traced_objective : config_objective_, features);
     add_loss_spike_features(rows_, spikes, features);
-    add_loss_excursion_features(rows_, steps_per_epoch, features);
+    add_loss_excursion_features(rows_, excursions, features);
     add_loss_blowup_feature(rows_, features);
     add_throughput_features(rows_, features);
     place_events_on_steps(events_, rows_);

@@ -1,6 +1,7 @@
-// Tests of loss.excursion_*: a loss held above its recent level for two rows and back, in noise sigmas.
-// The runs are a level with log-normal noise of a known spread, so that each z-score is known roughly by
-// hand: a rise r held two rows over noise sigma s reads about ln(1 + r) / s.
+// Tests of loss.excursion_*: a loss held above its recent level for two to four rows and back, in noise
+// sigmas. The runs are a level with log-normal noise of a known spread, so that each z-score is known roughly
+// by hand: a rise r held two rows over noise sigma s reads about ln(1 + r) / s, held k rows sqrt(k / 2) times
+// that.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -36,6 +37,19 @@ void scale_loss(std::vector<json>& rows, int from_step, int to_step, double fact
   for (json& r : rows)
     if (r["step"].get<int>() >= from_step && r["step"].get<int>() < to_step)
       r["loss"] = r["loss"].get<double>() * factor;
+}
+
+/// The rows as the extractor's log rows (step and loss), for the excursion search itself.
+std::vector<training_detail::LogRow> training_log_of(const std::vector<json>& rows) {
+  std::vector<training_detail::LogRow> log;
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    training_detail::LogRow r;
+    r.index = static_cast<std::int64_t>(i);
+    r.step = rows[i]["step"].get<std::int64_t>();
+    r.loss = rows[i]["loss"].get<double>();
+    log.push_back(r);
+  }
+  return log;
 }
 
 FeatureSet features_of(const std::vector<json>& rows) {
@@ -78,6 +92,77 @@ TEST(LossExcursion, TheSameRiseInNoisierRowsReadsFewerSigmas) {
   const double z_noisy = value_of(features_of(noisy), "loss.excursion_zscore");
   EXPECT_GT(z_calm, 5.0);
   EXPECT_LT(z_noisy, 3.5);
+}
+
+TEST(LossExcursion, ARiseHeldLongerCountsForMore) {
+  // 25% over a noise of 4%: about 4 sigmas a row of the step noise the run reads (the noise of steps 298-301
+  // takes half a sigma off the lesser row). Held two rows it is raised; held four, the same rise is as
+  // unlikely for the noise as two rows at about sqrt(2) times that, past 5.
+  std::vector<json> two = noisy_run(400, 0.04), four = noisy_run(400, 0.04);
+  scale_loss(two, 298, 300, 1.25);
+  scale_loss(four, 298, 302, 1.25);
+  const double z_two = value_of(features_of(two), "loss.excursion_zscore");
+  const FeatureSet set = features_of(four);
+  const double z_four = value_of(set, "loss.excursion_zscore");
+  EXPECT_GT(z_two, 3.0);
+  EXPECT_LT(z_two, 5.0);
+  EXPECT_GT(z_four, 5.0);
+  EXPECT_GT(z_four, 1.2 * z_two) << z_two;
+  EXPECT_DOUBLE_EQ(value_of(set, "loss.excursion_start_step"), 298.0);
+  EXPECT_GE(value_of(set, "loss.excursion_end_step"), 302.0);
+}
+
+TEST(LossExcursion, TheCurveFeaturesLeaveItsRowsOut) {
+  // A freshly drawn order: neighbouring batches are independent. Four corrupt batches held up in a row, each
+  // under the spike test's five sigmas, made the detrended loss correlate with its neighbour, the signature
+  // of a stored order; the curve features read the run without them, as they read it without a spike.
+  const std::vector<json> clean = noisy_run(400, 0.05);
+  std::vector<json> held = clean;
+  scale_loss(held, 298, 302, 1.25);
+  const FeatureSet set = features_of(held);
+  ASSERT_GT(value_of(set, "loss.excursion_zscore"), training_detail::kCutExcursionZscore);
+  ASSERT_DOUBLE_EQ(value_of(set, "loss.spike_count") + value_of(set, "loss.minor_spikes"), 0.0);
+  EXPECT_NEAR(value_of(set, "loss.residual_lag1_autocorr"),
+              value_of(features_of(clean), "loss.residual_lag1_autocorr"), 0.03);
+}
+
+TEST(LossExcursion, IsCutAsOneMoreSpikeInOrderUnlessWeakOrInsideOne) {
+  using training_detail::LossExcursion;
+  using training_detail::LossSpike;
+  LossSpike early, late;
+  early.start = 10, early.end = 14, early.recovered = true;
+  late.start = 90, late.end = 95, late.recovered = true;
+  LossExcursion e;
+  e.start = 50, e.peak = 51, e.back = 53, e.zscore = 6.0, e.height = 0.3, e.level = 1.0, e.back_under = 1.05;
+  const std::vector<LossSpike> cut = training_detail::spikes_and_excursion({early, late}, e);
+  ASSERT_EQ(cut.size(), 3u);
+  EXPECT_EQ(cut[1].start, 50u);
+  EXPECT_EQ(cut[1].end, 53u);
+  EXPECT_TRUE(cut[1].recovered);
+  EXPECT_DOUBLE_EQ(cut[1].back, 1.05);
+  // Under the threshold it is the noise's; inside a spike it is that spike, already cut.
+  e.zscore = training_detail::kCutExcursionZscore - 0.1;
+  EXPECT_EQ(training_detail::spikes_and_excursion({early, late}, e).size(), 2u);
+  e.zscore = 6.0, e.start = 92, e.back = 97;
+  EXPECT_EQ(training_detail::spikes_and_excursion({early, late}, e).size(), 2u);
+  EXPECT_EQ(training_detail::spikes_and_excursion({early, late}, std::nullopt).size(), 2u);
+  // One of several: the crests of an oscillating loss, the curve's own shape.
+  e.start = 50, e.back = 53, e.stands_alone = false;
+  EXPECT_EQ(training_detail::spikes_and_excursion({early, late}, e).size(), 2u);
+}
+
+TEST(LossExcursion, OneOfSeveralDoesNotStandAlone) {
+  std::vector<json> rows = noisy_run(400, 0.02);
+  scale_loss(rows, 150, 153, 1.3);
+  const auto alone = training_detail::search_loss_excursions(training_log_of(rows), std::nullopt).largest;
+  ASSERT_TRUE(alone);
+  EXPECT_TRUE(alone->stands_alone);
+  // A second, lower one elsewhere: the largest is still the first, no longer alone.
+  scale_loss(rows, 300, 303, 1.2);
+  const auto two = training_detail::search_loss_excursions(training_log_of(rows), std::nullopt).largest;
+  ASSERT_TRUE(two);
+  EXPECT_EQ(two->start, alone->start);
+  EXPECT_FALSE(two->stands_alone);
 }
 
 TEST(LossExcursion, ARiseItNeverCameBackFromIsNoExcursion) {
@@ -150,15 +235,8 @@ TEST(LossExcursion, FindsTheLargestOfSeveral) {
   std::vector<json> rows = noisy_run(400, 0.02);
   scale_loss(rows, 150, 153, 1.15);
   scale_loss(rows, 300, 303, 1.5);
-  std::vector<training_detail::LogRow> log;
-  for (std::size_t i = 0; i < rows.size(); ++i) {
-    training_detail::LogRow r;
-    r.index = static_cast<std::int64_t>(i);
-    r.step = rows[i]["step"].get<std::int64_t>();
-    r.loss = rows[i]["loss"].get<double>();
-    log.push_back(r);
-  }
-  const auto e = training_detail::find_largest_loss_excursion(log, std::nullopt);
+  const std::vector<training_detail::LogRow> log = training_log_of(rows);
+  const auto e = training_detail::search_loss_excursions(log, std::nullopt).largest;
   ASSERT_TRUE(e);
   EXPECT_EQ(log[e->start].step, 300);
   EXPECT_NEAR(e->height, 0.5, 0.1);
