@@ -133,9 +133,11 @@ std::optional<LossExcursion> largest_excursion(const std::vector<LogRow>& rows, 
   }
   // It stands alone where every unlikely excursion shares rows with it (the same rise measured from another
   // row or over another number of rows): none starts after it is back, none is back before it starts.
-  if (best)
-    best->stands_alone =
-        !last_unlikely_start || (*last_unlikely_start<best->back&& * first_unlikely_back> best->start);
+  if (best && last_unlikely_start) {
+    const bool none_starts_after = *last_unlikely_start < best->back;
+    const bool none_back_before = *first_unlikely_back > best->start;
+    best->stands_alone = none_starts_after && none_back_before;
+  }
   return best;
 }
 

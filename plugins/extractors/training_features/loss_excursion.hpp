@@ -49,8 +49,8 @@ ExcursionSearch search_loss_excursions(const std::vector<LogRow>& rows,
 /// out (1 healthy run of 234 in the workload matrix and its probes reaches it).
 inline constexpr double kCutExcursionZscore = 3.5;
 
-/// `spikes` (in order) with the largest excursion among them as one more recovered spike, where it reads at
-/// least kCutExcursionZscore, stands alone and overlaps none of them: the transients
+/// `spikes` (in order) with the largest excursion inserted in order as one more recovered spike, where it
+/// reads at least kCutExcursionZscore, stands alone and overlaps none of them: the transients
 /// rows_outside_recovered_spikes leaves out of the curve features. Left in, three corrupt batches held up in
 /// a row made the detrended loss of a freshly shuffled run correlate with its neighbour (lag 1), the
 /// signature of a stored order.
