@@ -56,7 +56,7 @@ std::optional<LossSeries> positive_loss_series(const std::vector<LogRow>& rows) 
 }
 
 std::optional<LossExcursion> largest_excursion(const std::vector<LogRow>& rows, const LossSeries& series,
-                                               std::optional<std::int64_t> steps_per_epoch) {
+                                               const EpochStartStepUps& epoch_step_ups) {
   const std::vector<std::size_t>& at = series.at;  // rows with a finite loss
   const std::vector<double>& ln = series.ln;       // their ln(loss)
   // suffix_low[k]: the lowest ln(loss) from position k on, for the test that the loss came back.
@@ -70,7 +70,6 @@ std::optional<LossExcursion> largest_excursion(const std::vector<LogRow>& rows, 
   for (std::size_t i = 1; i < ln.size(); ++i) run_steps.push_back(ln[i] - ln[i - 1]);
   const double run_sigma = robust_sigma(run_steps) / std::sqrt(2.0);
 
-  const EpochStartStepUps epoch_step_ups(rows, steps_per_epoch);
   std::optional<LossExcursion> best;
   // The latest start and the earliest return of the excursions of kCutExcursionZscore sigmas or more.
   std::optional<std::size_t> last_unlikely_start, first_unlikely_back;
@@ -106,11 +105,8 @@ std::optional<LossExcursion> largest_excursion(const std::vector<LogRow>& rows, 
       std::size_t j = after;
       while (ln[j] > back) ++j;
       // A stored order's step-up at an epoch start, which its other epoch starts repeat, is no excursion.
-      LossSpike as_spike;
-      as_spike.start = at[k];
-      as_spike.end = at[j];
-      as_spike.recovered = true;
-      as_spike.height = std::expm1(high - level);
+      const LossSpike as_spike{
+          .start = at[k], .end = at[j], .height = std::expm1(high - level), .recovered = true};
       if (epoch_step_ups.repeats_at_other_starts(rows, as_spike)) continue;
       // It starts where the loss first rose that far: the rows with the highest z may be the second and
       // third rows of a longer rise.
@@ -143,11 +139,10 @@ std::optional<LossExcursion> largest_excursion(const std::vector<LogRow>& rows, 
 
 }  // namespace
 
-ExcursionSearch search_loss_excursions(const std::vector<LogRow>& rows,
-                                       std::optional<std::int64_t> steps_per_epoch) {
+ExcursionSearch search_loss_excursions(const std::vector<LogRow>& rows, const EpochStartStepUps& step_ups) {
   const std::optional<LossSeries> series = positive_loss_series(rows);
   if (!series) return {};
-  return {true, largest_excursion(rows, *series, steps_per_epoch)};
+  return {true, largest_excursion(rows, *series, step_ups)};
 }
 
 std::vector<LossSpike> spikes_and_excursion(const std::vector<LossSpike>& spikes,

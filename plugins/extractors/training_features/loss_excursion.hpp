@@ -42,8 +42,8 @@ struct ExcursionSearch {
 /// loss came back from (within 5% or two noise sigmas of the level), and not a stored order's step-up at an
 /// epoch start (EpochStartStepUps). The noise is that of the last 50 steps or the whole run's, whichever is
 /// larger. Not searched where a loss is not positive (no level to rise from in ratio) or the log is short.
-ExcursionSearch search_loss_excursions(const std::vector<LogRow>& rows,
-                                       std::optional<std::int64_t> steps_per_epoch);
+/// `step_ups` are those of the same rows.
+ExcursionSearch search_loss_excursions(const std::vector<LogRow>& rows, const EpochStartStepUps& step_ups);
 
 /// An excursion of at least this many sigmas is a transient like a spike: the curve features leave its rows
 /// out (1 healthy run of 234 in the workload matrix and its probes reaches it).

@@ -259,9 +259,7 @@ bool EpochStartStepUps::repeats_at_other_starts(const std::vector<LogRow>& rows,
 
 std::vector<LossSpike> spikes_off_epoch_starts(const std::vector<LogRow>& rows,
                                                const std::vector<LossSpike>& spikes,
-                                               std::optional<std::int64_t> steps_per_epoch) {
-  if (spikes.empty()) return spikes;
-  const EpochStartStepUps step_ups(rows, steps_per_epoch);
+                                               const EpochStartStepUps& step_ups) {
   std::vector<LossSpike> out;
   for (const LossSpike& s : spikes)
     if (!step_ups.repeats_at_other_starts(rows, s)) out.push_back(s);

@@ -75,10 +75,10 @@ class EpochStartStepUps {
   std::vector<Start> starts_;
 };
 
-/// The spikes but those EpochStartStepUps calls a stored order's step-up.
+/// The spikes but those `step_ups` (measured on the same rows) calls a stored order's step-up.
 std::vector<LossSpike> spikes_off_epoch_starts(const std::vector<LogRow>& rows,
                                                const std::vector<LossSpike>& spikes,
-                                               std::optional<std::int64_t> steps_per_epoch);
+                                               const EpochStartStepUps& step_ups);
 
 /// loss.spike_* and loss.late_divergence_* features.
 void add_loss_spike_features(const std::vector<LogRow>& rows, const std::vector<LossSpike>& spikes,

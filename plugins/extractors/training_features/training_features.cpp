@@ -143,9 +143,10 @@ class TrainingFeatures final : public Component {
     // excursion where that is unlikely for its noise; both have their own features. A stored order's
     // step-ups at the epoch starts are neither: they stay in the curve (its correlations are the order's
     // signature).
+    const EpochStartStepUps epoch_step_ups(rows_, steps_per_epoch);  // measured once, read by both
     const std::vector<LossSpike> spikes =
-        spikes_off_epoch_starts(rows_, find_loss_spikes(rows_), steps_per_epoch);
-    const ExcursionSearch excursions = search_loss_excursions(rows_, steps_per_epoch);
+        spikes_off_epoch_starts(rows_, find_loss_spikes(rows_), epoch_step_ups);
+    const ExcursionSearch excursions = search_loss_excursions(rows_, epoch_step_ups);
     const std::vector<LogRow> curve =
         rows_outside_recovered_spikes(rows_, spikes_and_excursion(spikes, excursions.largest));
     add_loss_features(curve, steps_per_epoch, batch_size, features);

@@ -52,6 +52,11 @@ std::vector<training_detail::LogRow> training_log_of(const std::vector<json>& ro
   return log;
 }
 
+/// The excursion search over `log`, which has no epochs.
+training_detail::ExcursionSearch excursions_of(const std::vector<training_detail::LogRow>& log) {
+  return training_detail::search_loss_excursions(log, training_detail::EpochStartStepUps(log, std::nullopt));
+}
+
 FeatureSet features_of(const std::vector<json>& rows) {
   return run_extractor({{kRecordsPort, records_of(rows)}});
 }
@@ -154,12 +159,12 @@ TEST(LossExcursion, IsCutAsOneMoreSpikeInOrderUnlessWeakOrInsideOne) {
 TEST(LossExcursion, OneOfSeveralDoesNotStandAlone) {
   std::vector<json> rows = noisy_run(400, 0.02);
   scale_loss(rows, 150, 153, 1.3);
-  const auto alone = training_detail::search_loss_excursions(training_log_of(rows), std::nullopt).largest;
+  const auto alone = excursions_of(training_log_of(rows)).largest;
   ASSERT_TRUE(alone);
   EXPECT_TRUE(alone->stands_alone);
   // A second, lower one elsewhere: the largest is still the first, no longer alone.
   scale_loss(rows, 300, 303, 1.2);
-  const auto two = training_detail::search_loss_excursions(training_log_of(rows), std::nullopt).largest;
+  const auto two = excursions_of(training_log_of(rows)).largest;
   ASSERT_TRUE(two);
   EXPECT_EQ(two->start, alone->start);
   EXPECT_FALSE(two->stands_alone);
@@ -236,7 +241,7 @@ TEST(LossExcursion, FindsTheLargestOfSeveral) {
   scale_loss(rows, 150, 153, 1.15);
   scale_loss(rows, 300, 303, 1.5);
   const std::vector<training_detail::LogRow> log = training_log_of(rows);
-  const auto e = training_detail::search_loss_excursions(log, std::nullopt).largest;
+  const auto e = excursions_of(log).largest;
   ASSERT_TRUE(e);
   EXPECT_EQ(log[e->start].step, 300);
   EXPECT_NEAR(e->height, 0.5, 0.1);
