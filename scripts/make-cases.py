@@ -4,6 +4,7 @@
   /usr/bin/python3 scripts/make-cases.py --matrix training --output corpus/
   /usr/bin/python3 scripts/make-cases.py --matrix default --output corpus/ --runs-per-cause 2   # small set
   /usr/bin/python3 scripts/make-cases.py --matrix training --list                               # plan only
+  /usr/bin/python3 scripts/make-cases.py --matrix novel-training --seed 9400 --output probe/     # a fresh draw
 
 A matrix (workloads/matrices/NAME.json, or a path) names a workload, its causes, and variant axes:
 
@@ -73,9 +74,13 @@ def axis_value(value):
     return None, value
 
 
-def plan(matrix, runs_per_cause=None):
+def plan(matrix, runs_per_cause=None, seed=None):
+    """The runs of one matrix. `seed` replaces the matrix' own seed: the same distribution drawn afresh (other
+    axis combinations, data, initialisations), its run ids named `<matrix>-<seed>-NNNN` so that they never
+    collide with the matrix' own runs."""
     runs = []
-    rng_seed = int(matrix.get("seed", 0))
+    rng_seed = int(matrix.get("seed", 0)) if seed is None else int(seed)
+    prefix = matrix["name"] if seed is None else f"{matrix['name']}-{rng_seed}"
     magnitudes = matrix.get("magnitudes", ["weak", "medium", "strong"])
     n_runs = int(runs_per_cause or matrix.get("runs_per_cause", 10))
     index = 0
@@ -103,7 +108,7 @@ def plan(matrix, runs_per_cause=None):
                     sets.update(value)
                     variant[axis] = name
             runs.append({
-                "id": f"{matrix['name']}-{index:04d}",
+                "id": f"{prefix}-{index:04d}",
                 "round": i,
                 "scenario": matrix["scenario"],
                 "workload": matrix["workload"],
@@ -185,6 +190,9 @@ def main():
     ap.add_argument("--output", help="corpus folder (created); runs go to OUTPUT/<scenario>/<id>")
     ap.add_argument("--runs-per-cause", type=int, help="override the matrix' runs per cause (small sets)")
     ap.add_argument("--only", action="append", default=[], help="only these causes (repeatable)")
+    ap.add_argument("--seed", type=int,
+                    help="draw the matrix afresh with this seed instead of its own: a probe set of the same "
+                         "distribution that no table or threshold was tuned on (ids <matrix>-<seed>-NNNN)")
     ap.add_argument("--timeout", type=float, default=600, help="seconds one run may take")
     ap.add_argument("--list", action="store_true", help="print the plan as JSON lines and exit")
     ap.add_argument("--quiet-share", type=float, default=0.25,
@@ -193,7 +201,7 @@ def main():
     a = ap.parse_args()
     runs = []
     for m in load_matrix(a.matrix):
-        runs += plan(m, a.runs_per_cause)
+        runs += plan(m, a.runs_per_cause, a.seed)
     if a.only:
         runs = [r for r in runs if r["fault"] in a.only or (r["fault"] == "none" and "healthy" in a.only)]
     # Causes take turns (run 0 of every cause, then run 1, ...), so a corpus stopped half-way is balanced.

@@ -95,6 +95,25 @@ class MatricesTest(unittest.TestCase):
                 ids = [json.loads(line)["id"] for line in f]
         self.assertEqual(sorted(ids), sorted(r["id"] for r in inference + training))
 
+    def test_another_seed_draws_the_same_axes_afresh_under_other_ids(self):
+        make_cases = load_make_cases()
+        matrix = make_cases.load_matrix("novel-training")[0]
+        own = make_cases.plan(matrix)
+        fresh = make_cases.plan(matrix, seed=int(matrix["seed"]) + 1)
+        self.assertEqual(len(fresh), len(own))
+        self.assertEqual([r["fault"] for r in fresh], [r["fault"] for r in own])
+        self.assertTrue(all(r["id"] == f"novel-training-{int(matrix['seed']) + 1}-{i:04d}"
+                            for i, r in enumerate(fresh)))
+        self.assertFalse({r["id"] for r in fresh} & {r["id"] for r in own})
+        self.assertEqual([r["seed"] for r in fresh], [r["seed"] + 1 for r in own])
+        # Every value drawn is one of the matrix' own, and the draw differs from the matrix' own.
+        for axis in matrix["axes"]:
+            own_values = {json.dumps(r["axes"].get(axis), sort_keys=True) for r in own}
+            self.assertLessEqual({json.dumps(r["axes"].get(axis), sort_keys=True) for r in fresh}, own_values)
+        self.assertNotEqual([r["axes"] for r in fresh], [r["axes"] for r in own])
+        # The matrix' own seed plans exactly as without one.
+        self.assertEqual(make_cases.plan(matrix, seed=int(matrix["seed"]))[0]["sets"], own[0]["sets"])
+
 
 class QuietMachineTest(unittest.TestCase):
     """make-cases waits for a quiet machine before a run: the runs measure time."""
